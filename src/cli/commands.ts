@@ -1,0 +1,6 @@
+// The subcommand groups of `mandate`, in the order `--help` lists them.
+import { writCommand } from "./writ.js"
+import { yeaCommand } from "./yea.js"
+import { demoCommand } from "./demo.js"
+
+export const commands = [writCommand, yeaCommand, demoCommand] as const

@@ -1,0 +1,13 @@
+import { spawnSync } from "node:child_process"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { repoRoot } from "../support/shared.js"
+
+describe("mandate CLI", () => {
+  it("prints its help listing the protocol groups", () => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "--help"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain("writ")
+    expect(r.stdout).toContain("yea")
+  })
+})
