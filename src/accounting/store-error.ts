@@ -1,0 +1,23 @@
+// The one typed failure of a durable store. Every store in the project (accounting, the Writ
+// executor's call/tally/revoke/reversal stores, YEA grant totals, ledger budgets) answers a read or
+// write it could not complete with this error, naming the operation, so protocol code can apply its
+// spec's rule for write failures in one place (Writ §9: a failed write at §7 steps 9-10 means the
+// operation MUST NOT run; YEA §6.3: a failed reservation means no commit).
+import { Schema } from "effect"
+
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  /** The store operation that failed, e.g. "reservations.reserve" or "writ.callStore.put". */
+  operation: Schema.String,
+  /** Human-readable detail (the driver's message); never parsed by callers. */
+  message: Schema.String,
+  /** The underlying driver error, when there is one. */
+  cause: Schema.optional(Schema.Unknown)
+}) {}
+
+/** Wraps any unknown failure as a StoreError for `operation`. */
+export const storeError = (operation: string) => (cause: unknown): StoreError =>
+  new StoreError({
+    operation,
+    message: cause instanceof Error ? cause.message : String(cause),
+    cause
+  })
