@@ -1,0 +1,66 @@
+/**
+ * The services through which protocol code reaches keys and randomness. Nothing reads a key file,
+ * `Math.random` or the wall clock directly: time is Effect's `Clock` (tests use `TestClock`),
+ * randomness is `Random`, and signing is `Signer`, each provided by a Layer.
+ */
+import { Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import { signerFromSeed } from "./ed25519.js"
+import { sha256 } from "./hash.js"
+
+export interface SignerShape {
+  /** The 32-byte Ed25519 public key. */
+  readonly publicKey: Uint8Array
+  readonly sign: (message: Uint8Array) => Effect.Effect<Uint8Array>
+}
+
+/** The key this process signs with (the executor's key, an agent's key). */
+export class Signer extends Context.Tag("mandate/Signer")<Signer, SignerShape>() {
+  /** A signer for a 32-byte seed (deterministic: used by tests and by key files). */
+  static make(seed: Uint8Array): SignerShape {
+    const s = signerFromSeed(seed)
+    return { publicKey: s.publicKey, sign: (m) => Effect.sync(() => s.sign(m)) }
+  }
+  static fromSeed(seed: Uint8Array): Layer.Layer<Signer> {
+    return Layer.sync(Signer, () => Signer.make(seed))
+  }
+}
+
+export interface RandomShape {
+  readonly bytes: (n: number) => Effect.Effect<Uint8Array>
+}
+
+/** Randomness for nonces and ids. */
+export class Random extends Context.Tag("mandate/Random")<Random, RandomShape>() {
+  /** Cryptographic randomness from the operating system. */
+  static readonly live: Layer.Layer<Random> = Layer.succeed(Random, {
+    bytes: (n) => Effect.sync(() => new Uint8Array(randomBytes(n)))
+  })
+  /**
+   * A deterministic stream for tests and fixed-seed corpora: SHA-256 in counter mode over the seed.
+   * Not for production nonces.
+   */
+  static seeded(seed: Uint8Array): Layer.Layer<Random> {
+    return Layer.sync(Random, () => Random.deterministic(seed))
+  }
+  static deterministic(seed: Uint8Array): RandomShape {
+    let counter = 0
+    return {
+      bytes: (n) =>
+        Effect.sync(() => {
+          const out = new Uint8Array(n)
+          let off = 0
+          while (off < n) {
+            const block = new Uint8Array(seed.length + 8)
+            block.set(seed)
+            new DataView(block.buffer).setBigUint64(seed.length, BigInt(counter++))
+            const h = sha256(block)
+            const take = Math.min(h.length, n - off)
+            out.set(h.subarray(0, take), off)
+            off += take
+          }
+          return out
+        })
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { ed25519 } from "@noble/curves/ed25519.js"
+import { sha512 } from "@noble/hashes/sha2.js"
+import { Effect, Option } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  decodeBase64url, didKeyFromPublicKey, encodeBase64url, hashB64, isAcceptablePublicKey, isSmallOrderPoint,
+  publicKeyFromDidKey, publicKeyFromSeed, Random, sign, SMALL_ORDER_ENCODINGS, verify
+} from "../../src/kernel/index.js"
+
+const hex = (s: string) => Uint8Array.from(Buffer.from(s, "hex"))
+
+describe("base64url (Writ section 1.1 rule 5)", () => {
+  it("round-trips", () => {
+    fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 80 }), (b) => {
+      expect(Option.getOrThrow(decodeBase64url(encodeBase64url(b)))).toEqual(b)
+    }), { numRuns: 1000 })
+  })
+  it.each([["", "empty"], ["AA==", "padding"], ["A+B/", "standard alphabet"], ["AAAAA", "length 1 mod 4"], ["AB", "trailing bits"], ["A A", "space"]])(
+    "refuses %j (%s)", (s) => expect(Option.isNone(decodeBase64url(s))).toBe(true))
+})
+
+describe("Ed25519 and did:key (section 1.3, small-order rules of 2026-10-04)", () => {
+  // RFC 8032 section 7.1, test 1.
+  const seed = hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+  const pub = hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+  const sig = hex("e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
+  it("matches RFC 8032 test 1", () => {
+    expect(publicKeyFromSeed(seed)).toEqual(pub)
+    expect(sign(seed, new Uint8Array())).toEqual(sig)
+    expect(verify(pub, new Uint8Array(), sig)).toBe(true)
+    expect(verify(pub, Uint8Array.of(1), sig)).toBe(false)
+  })
+  it("lists exactly 14 small-order encodings, each of small order", () => {
+    expect(SMALL_ORDER_ENCODINGS.size).toBe(14)
+    for (const h of SMALL_ORDER_ENCODINGS) {
+      expect(ed25519.Point.fromBytes(hex(h), true).isSmallOrder()).toBe(true)
+      expect(isAcceptablePublicKey(hex(h))).toBe(false)
+    }
+    expect(isSmallOrderPoint(pub)).toBe(false)
+  })
+  it("refuses a forged signature under a small-order key", () => {
+    const identity = hex("0100000000000000000000000000000000000000000000000000000000000000")
+    const forged = new Uint8Array(64)
+    forged.set(identity, 0)
+    expect(verify(identity, Uint8Array.of(1, 2, 3), forged)).toBe(false)
+  })
+  it("refuses a signature whose R is small order (nonce r = 0)", () => {
+    // With r = 0, R is the identity and S = k*a mod L; the equation holds, the rule refuses it.
+    const a = ed25519.utils.getExtendedPublicKey(seed)
+    const msg = Uint8Array.of(7)
+    const R = hex("0100000000000000000000000000000000000000000000000000000000000000")
+    const k = BigInt("0x" + Buffer.from(sha512(new Uint8Array([...R, ...pub, ...msg])).reverse()).toString("hex")) % ed25519.Point.Fn.ORDER
+    const S = (k * a.scalar) % ed25519.Point.Fn.ORDER
+    const sBytes = hex(S.toString(16).padStart(64, "0")).reverse()
+    const forged = new Uint8Array([...R, ...sBytes])
+    expect(ed25519.verify(forged, msg, pub, { zip215: true })).toBe(true) // mathematically valid
+    expect(verify(pub, msg, forged)).toBe(false)
+  })
+  it("encodes did:key with the z6Mk prefix and round-trips", () => {
+    const d = didKeyFromPublicKey(pub)
+    expect(d.startsWith("did:key:z6Mk")).toBe(true)
+    expect(Option.getOrThrow(publicKeyFromDidKey(d))).toEqual(pub)
+  })
+  it.each([
+    "did:web:example.com", "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2do", "did:key:6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+    "did:key:z0OIl", ""
+  ])("refuses %j", (s) => expect(Option.isNone(publicKeyFromDidKey(s))).toBe(true))
+  it("refuses every small-order key as a did:key", () => {
+    for (const h of SMALL_ORDER_ENCODINGS) expect(Option.isNone(publicKeyFromDidKey(didKeyFromPublicKey(hex(h))))).toBe(true)
+  })
+  it("hashes to 43 characters", () => expect(hashB64(new Uint8Array())).toBe("47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"))
+})
+
+describe("Random", () => {
+  it("is deterministic for a seed", async () => {
+    const take = () => Effect.runSync(Effect.gen(function* () {
+      const r = Random.deterministic(Uint8Array.of(1, 2, 3))
+      return [yield* r.bytes(40), yield* r.bytes(5)]
+    }))
+    expect(take()).toEqual(take())
+  })
+})
+
