@@ -1,0 +1,144 @@
+/**
+ * The typed fields of reply renderings (SPEC §9.2): times, durations, quantities, `uses` and
+ * `undo`, each with its fixed rendering when malformed. All total; none throws.
+ */
+import { type Obj, get, has, isObject, leanScalar } from "./value.js"
+
+/** Latest renderable time: 9999-12-31T23:59:59Z. */
+export const MAX_TIME = 253402300799
+
+const two = (n: number): string => (n < 10 ? "0" : "") + n
+
+/** Civil date from days since 1970-01-01 (proleptic Gregorian; H. Hinnant's algorithm). */
+const civil = (days: number): readonly [number, number, number] => {
+  const z = days + 719468
+  const era = Math.floor(z / 146097)
+  const doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const m = mp < 10 ? mp + 3 : mp - 9
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d]
+}
+
+/**
+ * A time (`expires`, `at`, `until`): UTC `YYYY-MM-DDTHH:MMZ`, with `:SS` when seconds ≠ 0. Anything
+ * but an integer in [0, 253402300799] renders as its lean scalar (`-` when missing or null).
+ */
+export const lensTime = (v: unknown): string => {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_TIME) return leanScalar(v)
+  const days = Math.floor(v / 86400)
+  const secs = v - days * 86400
+  const [y, mo, d] = civil(days)
+  const h = Math.floor(secs / 3600)
+  const mi = Math.floor((secs % 3600) / 60)
+  const s = secs % 60
+  return `${String(y).padStart(4, "0")}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}${s === 0 ? "" : ":" + two(s)}Z`
+}
+
+/**
+ * A duration: in the largest of d/h/m/s that divides it exactly (so 0 is `0d`). Anything but an
+ * integer in [−2^53+1, 2^53−1] renders as its lean scalar.
+ */
+export const lensDuration = (v: unknown): string => {
+  if (typeof v !== "number" || !Number.isSafeInteger(v)) return leanScalar(v)
+  if (v % 86400 === 0) return `${v / 86400}d`
+  if (v % 3600 === 0) return `${v / 3600}h`
+  if (v % 60 === 0) return `${v / 60}m`
+  return `${v}s`
+}
+
+// §5.1 measure names, units and quantity ranges.
+const MEASURE = /^[a-z][a-z0-9_.-]{0,63}$/
+const UNIT = /^[A-Za-z0-9_./%-]{1,32}$/
+const QUANTITY_KEYS = new Set(["amount", "scale", "unit"])
+
+export const isMeasureName = (s: string): boolean => MEASURE.test(s)
+
+export interface Quantity {
+  readonly amount: number
+  readonly scale: number
+  readonly unit: string | undefined
+}
+
+/** A §5.1 quantity `{amount, scale?, unit?}` with nothing else, or undefined when malformed. */
+export const readQuantity = (q: unknown): Quantity | undefined => {
+  if (!isObject(q)) return undefined
+  for (const k of Object.keys(q)) if (!QUANTITY_KEYS.has(k)) return undefined
+  const amount = get(q, "amount")
+  if (typeof amount !== "number" || !Number.isSafeInteger(amount) || amount < 0) return undefined
+  let scale = 0
+  if (has(q, "scale")) {
+    const s = q.scale
+    if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > 18) return undefined
+    scale = s
+  }
+  let unit: string | undefined
+  if (has(q, "unit")) {
+    const u = q.unit
+    if (typeof u !== "string" || !UNIT.test(u)) return undefined
+    unit = u
+  }
+  return { amount, scale, unit }
+}
+
+/**
+ * A quantity's value in plain decimal with exactly `scale` digits after the point, then a space and
+ * the unit if any (`22.90 USD`, `0.005`, `1`). The amount is a safe integer, so its decimal digits
+ * are exact; the point is placed by string arithmetic, never by floating point.
+ */
+export const formatQuantity = (q: Quantity): string => {
+  let digits = String(q.amount)
+  if (q.scale > 0) {
+    digits = digits.padStart(q.scale + 1, "0")
+    digits = digits.slice(0, digits.length - q.scale) + "." + digits.slice(digits.length - q.scale)
+  }
+  return q.unit === undefined ? digits : `${digits} ${q.unit}`
+}
+
+/** Lens of a quantity, or undefined when it is malformed. */
+export const lensQuantity = (q: unknown): string | undefined => {
+  const r = readQuantity(q)
+  return r === undefined ? undefined : formatQuantity(r)
+}
+
+/** Canonical key order (§10): by Unicode code point, not by UTF-16 unit. */
+export const compareCodePoints = (a: string, b: string): number => {
+  const ia = a[Symbol.iterator]()
+  const ib = b[Symbol.iterator]()
+  for (;;) {
+    const x = ia.next()
+    const y = ib.next()
+    if (x.done) return y.done ? 0 : -1
+    if (y.done) return 1
+    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!
+    if (d !== 0) return d
+  }
+}
+
+/** True when `uses` is well-formed (§5.1): an object whose every name is a measure name and every value a quantity. */
+export const isWellFormedUses = (uses: unknown): boolean =>
+  isObject(uses) && Object.keys(uses).every((k) => isMeasureName(k) && readQuantity(uses[k]) !== undefined)
+
+/**
+ * The `uses` attribute value: `emails 1, spend 22.90 USD` in canonical key order, `?` as a whole
+ * when malformed (names are not shown then), undefined when absent or empty (the attribute is
+ * omitted). `null` is present and not an object, hence malformed.
+ */
+export const lensUses = (uses: unknown): string | undefined => {
+  if (uses === undefined) return undefined
+  if (!isWellFormedUses(uses)) return "?"
+  const o = uses as Obj
+  const names = Object.keys(o).sort(compareCodePoints)
+  if (names.length === 0) return undefined
+  return names.map((n) => `${n} ${formatQuantity(readQuantity(o[n])!)}`).join(", ")
+}
+
+/** A proposal's `undo`: the window as a duration, or `never` unless it is an object with a `window`. */
+export const lensProposalUndo = (undo: unknown): string =>
+  isObject(undo) && has(undo, "window") ? lensDuration(undo.window) : "never"
+
+/** A receipt's `undo`: `undo until {time}`, or `irreversible` unless it is an object with an `until`. */
+export const lensReceiptUndo = (undo: unknown): string =>
+  isObject(undo) && has(undo, "until") ? `undo until ${lensTime(undo.until)}` : "irreversible"
