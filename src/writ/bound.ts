@@ -1,0 +1,247 @@
+// Bounds, spec section 3: the six types, the check order inside one bound, `narrows` (section 4
+// step 4), `satisfies` (section 7.2), prefix matching (3.1) and the reserved names (3.2).
+//
+// Inputs are parsed JSON values (section 1.1 already applied by the strict reader), typed
+// `unknown` because a bound arrives from untrusted input and is classified here.
+import { Effect, Schema } from "effect"
+import { publicKeyFromDidKey } from "../kernel/didkey.js"
+import { Option } from "effect"
+import { WritError, writError } from "./reason.js"
+
+// ---------------------------------------------------------------------------------------------
+// Schemas: the wire shape of each bound type (used for encoding and for JSON Schema generation).
+
+const NonNegInt = Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+const SafeInt = Schema.Int.pipe(
+  Schema.greaterThanOrEqualTo(-Number.MAX_SAFE_INTEGER),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+)
+
+export const MaxBound = Schema.Struct({ t: Schema.Literal("max"), v: NonNegInt })
+export const CountBound = Schema.Struct({ t: Schema.Literal("count"), v: NonNegInt })
+export const TotalBound = Schema.Struct({ t: Schema.Literal("total"), v: NonNegInt })
+export const PrefixBound = Schema.Struct({ t: Schema.Literal("prefix"), v: Schema.String })
+export const SetBound = Schema.Struct({
+  t: Schema.Literal("set"),
+  v: Schema.Array(Schema.Union(Schema.String, SafeInt))
+})
+export const WindowBound = Schema.Struct({ t: Schema.Literal("window"), v: Schema.Tuple(SafeInt, SafeInt) })
+
+/** One bound, `{"t": <type>, "v": <value>}` (section 3). */
+export const Bound = Schema.Union(MaxBound, CountBound, TotalBound, PrefixBound, SetBound, WindowBound)
+export type Bound = typeof Bound.Type
+export type BoundType = Bound["t"]
+export const boundTypes: ReadonlyArray<BoundType> = ["max", "count", "total", "prefix", "set", "window"]
+
+/** `bnd`: bound names to bounds (section 3). `act` is required (section 3.2). */
+export const Bounds = Schema.Record({ key: Schema.String, value: Bound })
+export type Bounds = typeof Bounds.Type
+
+// ---------------------------------------------------------------------------------------------
+// Small JSON predicates shared by the writ modules.
+
+export const isJsonObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u)
+export const has = (o: Record<string, unknown>, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
+
+/** Canonical member-name order (section 1.2: UTF-16 code units), the order bounds are checked in. */
+export const canonicalNames = (o: Record<string, unknown>): Array<string> =>
+  Object.keys(o).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+const join = (path: string | undefined, suffix: string): string | undefined =>
+  path === undefined ? undefined : `${path}${suffix}`
+
+// ---------------------------------------------------------------------------------------------
+// Section 3: checking one bound, first failure wins.
+
+/** Section 3: classify one bound in the pinned order and return it typed. */
+export const checkBound = (u: unknown, path?: string): Effect.Effect<Bound, WritError> =>
+  Effect.gen(function* () {
+    // 1. An object whose members are exactly `t` and `v`, with `t` a string (`malformed`).
+    if (!isJsonObject(u)) return yield* Effect.fail(writError("malformed", path, "a bound is an object"))
+    const names = Object.keys(u)
+    if (names.length !== 2 || !has(u, "t") || !has(u, "v")) {
+      return yield* Effect.fail(writError("malformed", path, "a bound has exactly the members t and v"))
+    }
+    if (typeof u.t !== "string") return yield* Effect.fail(writError("malformed", join(path, ".t"), "t is a string"))
+    // 2. `t` is one of the six types (`unknown_bound`).
+    const t = u.t
+    if (!(boundTypes as ReadonlyArray<string>).includes(t)) {
+      return yield* Effect.fail(writError("unknown_bound", join(path, ".t"), `unknown bound type ${JSON.stringify(t)}`))
+    }
+    const v = u.v
+    const vPath = join(path, ".v")
+    switch (t as BoundType) {
+      case "max":
+      case "count":
+      case "total": {
+        // 3. `v` is an integer (`malformed`); 4. not below zero (`noncanonical`).
+        if (!isInteger(v)) return yield* Effect.fail(writError("malformed", vPath, `${t} takes an integer`))
+        if (v < 0) return yield* Effect.fail(writError("noncanonical", vPath, `${t} below zero`))
+        return { t: t as "max" | "count" | "total", v }
+      }
+      case "prefix": {
+        // 3. `v` is a string (`malformed`); there is no value rule.
+        if (typeof v !== "string") return yield* Effect.fail(writError("malformed", vPath, "prefix takes a string"))
+        return { t: "prefix", v }
+      }
+      case "set": {
+        // 3. `v` is an array (`malformed`); then element by element in array order: its type,
+        //    string or integer (`malformed`), before whether it repeats an earlier one (`noncanonical`).
+        if (!Array.isArray(v)) return yield* Effect.fail(writError("malformed", vPath, "set takes an array"))
+        const seen = new Set<string>()
+        for (let i = 0; i < v.length; i++) {
+          const e = v[i]
+          if (typeof e !== "string" && !isInteger(e)) {
+            return yield* Effect.fail(writError("malformed", join(vPath, `[${i}]`), "set elements are strings or integers"))
+          }
+          const k = typeof e === "string" ? `s${e}` : `i${e}`
+          if (seen.has(k)) return yield* Effect.fail(writError("noncanonical", join(vPath, `[${i}]`), "set element repeats"))
+          seen.add(k)
+        }
+        return { t: "set", v: v as ReadonlyArray<string | number> }
+      }
+      case "window": {
+        // 3. shape: an array of two integers (`malformed`); 4. lo <= hi (`noncanonical`).
+        if (!Array.isArray(v) || v.length !== 2 || !isInteger(v[0]) || !isInteger(v[1])) {
+          return yield* Effect.fail(writError("malformed", vPath, "window takes [lo, hi] integers"))
+        }
+        if (v[0] > v[1]) return yield* Effect.fail(writError("noncanonical", vPath, "window lo above hi"))
+        return { t: "window", v: [v[0], v[1]] as const }
+      }
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Section 3.1: prefix matching.
+
+/** Section 3.1: does prefix value `p` match string `s`? */
+export const prefixMatches = (p: string, s: string): boolean =>
+  s === p || (p.endsWith("/") && s.startsWith(p)) || s.startsWith(p + "/")
+
+// ---------------------------------------------------------------------------------------------
+// Narrowing (section 3 table, "child narrows parent when").
+
+const sameElement = (a: string | number, b: string | number): boolean => typeof a === typeof b && a === b
+
+/** The narrowing rule for two checked bounds of any type; a type change never narrows. */
+export const boundNarrows = (child: Bound, parent: Bound): boolean => {
+  if (child.t !== parent.t) return false
+  switch (parent.t) {
+    case "max":
+    case "count":
+    case "total":
+      return (child.v as number) <= parent.v
+    case "prefix":
+      return prefixMatches(parent.v, child.v as string)
+    case "set":
+      return (child.v as ReadonlyArray<string | number>).every((e) => parent.v.some((p) => sameElement(e, p)))
+    case "window": {
+      const [clo, chi] = child.v as readonly [number, number]
+      return parent.v[0] <= clo && chi <= parent.v[1]
+    }
+  }
+}
+
+/** The `narrows` operation (section 14): section 3 on the child, then on the parent, then a type
+ * change (`not_narrowed`), then the narrowing rule (`not_narrowed`). */
+export const narrows = (child: unknown, parent: unknown): Effect.Effect<void, WritError> =>
+  Effect.gen(function* () {
+    const c = yield* checkBound(child, "child")
+    const p = yield* checkBound(parent, "parent")
+    if (c.t !== p.t) return yield* Effect.fail(writError("not_narrowed", "child.t", `type changed from ${p.t} to ${c.t}`))
+    if (!boundNarrows(c, p)) return yield* Effect.fail(writError("not_narrowed", "child.v", `${c.t} widens its parent`))
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Satisfaction (section 3 table, "argument satisfies when"; applied by section 7.2).
+
+/** The satisfaction rule for a checked bound. `count` is never satisfied by an argument. */
+export const boundSatisfied = (b: Bound, arg: unknown): boolean => {
+  switch (b.t) {
+    case "max":
+    case "total":
+      return isInteger(arg) && 0 <= arg && arg <= b.v
+    case "count":
+      return false
+    case "prefix":
+      return typeof arg === "string" && prefixMatches(b.v, arg)
+    case "set":
+      return (typeof arg === "string" || isInteger(arg)) && b.v.some((e) => sameElement(e, arg))
+    case "window":
+      return isInteger(arg) && b.v[0] <= arg && arg <= b.v[1]
+  }
+}
+
+/** The `satisfies` operation (section 14): section 3 on the bound, then the rule (`out_of_bounds`). */
+export const satisfies = (bound: unknown, arg: unknown, path = "bound"): Effect.Effect<void, WritError> =>
+  Effect.gen(function* () {
+    const b = yield* checkBound(bound, path)
+    if (b.t === "count") {
+      return yield* Effect.fail(writError("malformed", path, "count is consumed by the executor, not satisfied by an argument"))
+    }
+    if (!boundSatisfied(b, arg)) return yield* Effect.fail(writError("out_of_bounds", path, `argument outside the ${b.t} bound`))
+  })
+
+// ---------------------------------------------------------------------------------------------
+// A writ's `bnd` (section 6.1 step 5) including the reserved names (section 3.2).
+
+/** Section 1.3: a string that is an Ed25519 did:key (not of small order). */
+export const isKey = (u: unknown): u is string => typeof u === "string" && Option.isSome(publicKeyFromDidKey(u))
+
+/** Names that are not application bounds (section 7.2). */
+export const reservedNames: ReadonlyArray<string> = ["act", "hld", "depth"]
+
+/** Section 6.1 step 5 for `bnd`: an object; `act` present; every bound in canonical member-name
+ * order passes section 3; then `act` is a prefix, `hld` a set of keys, `depth` a max (3.2). */
+export const checkBounds = (u: unknown, path = "bnd"): Effect.Effect<Bounds, WritError> =>
+  Effect.gen(function* () {
+    if (!isJsonObject(u)) return yield* Effect.fail(writError("malformed", path, "bnd is an object"))
+    // `act` is present.
+    if (!has(u, "act")) return yield* Effect.fail(writError("malformed", `${path}.act`, "bnd must contain act"))
+    // Every bound, in canonical member-name order, passes section 3.
+    const out: Record<string, Bound> = {}
+    for (const name of canonicalNames(u)) out[name] = yield* checkBound(u[name], `${path}.${name}`)
+    // Section 3.2, after section 3: `act` is a prefix.
+    if (out.act.t !== "prefix") return yield* Effect.fail(writError("malformed", `${path}.act`, "act is a prefix"))
+    // `hld` is a set whose elements, in array order, are strings and valid keys (`bad_key`).
+    if (has(out, "hld")) {
+      const h = out.hld
+      if (h.t !== "set") return yield* Effect.fail(writError("malformed", `${path}.hld`, "hld is a set of keys"))
+      for (let i = 0; i < h.v.length; i++) {
+        const e = h.v[i]
+        if (typeof e !== "string") return yield* Effect.fail(writError("malformed", `${path}.hld.v[${i}]`, "hld holds keys"))
+        if (!isKey(e)) return yield* Effect.fail(writError("bad_key", `${path}.hld.v[${i}]`, "not an Ed25519 did:key"))
+      }
+    }
+    // `depth` is a max.
+    if (has(out, "depth") && out.depth.t !== "max") {
+      return yield* Effect.fail(writError("malformed", `${path}.depth`, "depth is a max"))
+    }
+    return out
+  })
+
+/** Section 7.2: the application bounds of a leaf, in canonical member-name order: every member
+ * other than `act`, `hld`, `depth`, and any bound of type `count`. */
+export const applicationBounds = (bnd: Bounds): Array<[string, Bound]> =>
+  canonicalNames(bnd)
+    .filter((n) => !reservedNames.includes(n) && bnd[n].t !== "count")
+    .map((n) => [n, bnd[n]] as [string, Bound])
+
+/** Section 7.2: every application bound has an argument (`missing_arg`), then every argument
+ * satisfies its bound (`out_of_bounds`). Presence is checked for all before satisfaction for any. */
+export const checkArgs = (bnd: Bounds, args: Record<string, unknown>): Effect.Effect<void, WritError> =>
+  Effect.gen(function* () {
+    const app = applicationBounds(bnd)
+    // Pass 1: presence.
+    for (const [n] of app) {
+      if (!has(args, n)) return yield* Effect.fail(writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`))
+    }
+    // Pass 2: satisfaction.
+    for (const [n, b] of app) {
+      if (!boundSatisfied(b, args[n])) {
+        return yield* Effect.fail(writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`))
+      }
+    }
+  })

@@ -1,0 +1,105 @@
+// The revoke, spec section 9.1: its wire Schema, its section 6.1 member table, and its checks.
+import { Effect, Schema } from "effect"
+import type { JsonObject } from "../kernel/json.js"
+import { checkChainLinks, verifyChainWrits } from "./chain.js"
+import { type WritError, writError } from "./reason.js"
+import {
+  binaryValue,
+  type Checked,
+  checkObject,
+  checkSignature,
+  memberChain,
+  memberKey,
+  memberSig,
+  type ObjectInput,
+  type ObjectSpec,
+  stringMembers
+} from "./verify.js"
+import { has } from "./bound.js"
+import { type CheckedWrit, Crit, Hash, Key, Signature, Writ } from "./writ.js"
+
+const unsignedRevokeFields = {
+  v: Schema.Literal(1),
+  typ: Schema.Literal("revoke"),
+  writ: Schema.Union(Hash, Schema.Literal("*")),
+  iss: Key,
+  chain: Schema.Array(Writ).pipe(Schema.maxItems(8)),
+  crit: Crit
+}
+export const UnsignedRevoke = Schema.Struct(unsignedRevokeFields)
+export type UnsignedRevoke = typeof UnsignedRevoke.Type
+/** A revoke, section 9.1. */
+export const Revoke = Schema.Struct({ ...unsignedRevokeFields, sig: Signature }).pipe(Schema.annotations({ identifier: "Revoke" }))
+export type Revoke = typeof Revoke.Type
+
+export interface RevokeMembers {
+  /** The revoked writ's identity, or `"*"` for every writ `iss` ever issued. */
+  readonly writ: string
+  readonly iss: string
+  readonly chain: ReadonlyArray<JsonObject>
+  readonly sig: string
+}
+export type CheckedRevoke = Checked<RevokeMembers>
+
+export const REVOKE_MAX_BYTES = 65536
+
+export const revokeSpec: ObjectSpec<RevokeMembers> = {
+  typ: "revoke",
+  maxBytes: REVOKE_MAX_BYTES,
+  members: ["v", "typ", "writ", "iss", "chain", "crit", "sig"],
+  // Step 2: `sig`, and `writ` unless it is "*".
+  binaryMembers: (o) => stringMembers(o, ["sig", "writ"]).filter(([n, v]) => !(n === "writ" && v === "*")),
+  // Step 5 (section 9.1 step 1): writ a hash or "*"; iss a key; chain an array of at most 8
+  // objects, empty exactly when writ is "*".
+  checkMembers: (o, path) =>
+    Effect.gen(function* () {
+      const at = (m: string) => (path === "" ? m : `${path}.${m}`)
+      if (!has(o, "writ")) return yield* Effect.fail(writError("malformed", at("writ"), "writ is required"))
+      const writ = o.writ === "*" ? "*" : yield* binaryValue(o.writ, at("writ"), { len: 32 })
+      const iss = yield* memberKey(o, "iss", path)
+      const chain = yield* memberChain(o, "chain", path)
+      if ((chain.length === 0) !== (writ === "*")) {
+        return yield* Effect.fail(writError("malformed", at("chain"), "a revoke's chain is empty exactly when writ is \"*\""))
+      }
+      const sig = yield* memberSig(o, path)
+      return { writ, iss, chain, sig }
+    })
+}
+
+/** A revoke that passed section 9.1, with its chain's writs (empty for a key-wide revoke). */
+export interface VerifiedRevoke {
+  readonly revoke: CheckedRevoke
+  readonly chain: ReadonlyArray<CheckedWrit>
+}
+
+/** Section 9.1 step 1: section 6.1 steps 1 to 5 on the revoke. */
+export const checkRevoke = (input: ObjectInput, path = ""): Effect.Effect<CheckedRevoke, WritError> => checkObject(revokeSpec, input, path)
+
+/** Section 9.1, in its order (which is section 7 steps 1 to 3 for a call). */
+export const verifyRevoke = (input: ObjectInput, path = ""): Effect.Effect<VerifiedRevoke, WritError> =>
+  Effect.gen(function* () {
+    // 1. Section 6.1 steps 1 to 5.
+    const r = yield* checkRevoke(input, path)
+    const chainPath = path === "" ? "chain" : `${path}.chain`
+    // 2. Every writ in chain passes section 6.1, in array order.
+    const chain = yield* verifyChainWrits(r.value.chain, chainPath)
+    // 3. The revoke's signature verifies under iss (`bad_signature`).
+    yield* checkSignature(revokeSpec, r, r.value.iss, path)
+    // 4. Unless writ is "*": the chain is valid (section 4); its leaf is `writ` (`chain_broken`);
+    //    iss issued some writ in the chain (`no_standing`).
+    if (r.value.writ !== "*") {
+      yield* checkChainLinks(chain, chainPath)
+      if (chain[chain.length - 1].id !== r.value.writ) {
+        return yield* Effect.fail(writError("chain_broken", path === "" ? "writ" : `${path}.writ`, "the chain's leaf is not the revoked writ"))
+      }
+      if (!chain.some((w) => w.value.iss === r.value.iss)) {
+        return yield* Effect.fail(writError("no_standing", path === "" ? "iss" : `${path}.iss`, "iss issued no writ in the chain"))
+      }
+    }
+    return { revoke: r, chain }
+  })
+
+/** Whether a revoke covers a chain (section 9.4 step 6, section 7 step 7): it names a writ in the
+ * chain, or it is key-wide and a writ in the chain was issued by its `iss`. */
+export const revokeCovers = (r: RevokeMembers, chain: ReadonlyArray<CheckedWrit>): boolean =>
+  r.writ === "*" ? chain.some((w) => w.value.iss === r.iss) : chain.some((w) => w.id === r.writ)

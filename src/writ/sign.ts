@@ -1,0 +1,38 @@
+// Signing input (section 1.4) and object identity (section 1.5): one function each, shared by the
+// five signed object types, so a signature or hash can never be computed two ways.
+import type { Json, JsonObject } from "../kernel/json.js"
+import { encodeCanonical, utf8 } from "../kernel/canonical.js"
+import { hashB64 } from "../kernel/hash.js"
+
+export type ObjectType = "writ" | "call" | "tally" | "revoke" | "ack"
+
+/** Section 1.2: the canonical text of a value (RFC 8785, member names by UTF-16 code units). */
+export const canonicalText = (value: Json): string => encodeCanonical(value, "utf16")
+
+/** Section 1.2: the canonical bytes of a value. */
+export const canonicalBytes = (value: Json): Uint8Array => utf8(canonicalText(value))
+
+/** Section 1 "Hash": base64url SHA-256 of the canonical bytes of a value (an `out` commitment). */
+export const hashOf = (value: Json): string => hashB64(canonicalBytes(value))
+
+/** The object with `sig` removed. */
+export const withoutSig = (o: JsonObject): JsonObject => {
+  const { sig: _sig, ...rest } = o
+  return rest
+}
+
+const NUL = new Uint8Array([0])
+
+/** Section 1.4: `<typ> "/" <v> 0x00 <canonical form of the object with sig removed>`. */
+export const signingInput = (typ: ObjectType, v: number, o: JsonObject): Uint8Array => {
+  const prefix = utf8(`${typ}/${v}`)
+  const body = canonicalBytes(withoutSig(o))
+  const out = new Uint8Array(prefix.length + 1 + body.length)
+  out.set(prefix, 0)
+  out.set(NUL, prefix.length)
+  out.set(body, prefix.length + 1)
+  return out
+}
+
+/** Section 1.5: the identity of a signed object, the hash of its whole canonical form, `sig` included. */
+export const identity = (o: JsonObject): string => hashOf(o)
