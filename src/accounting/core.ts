@@ -1,0 +1,141 @@
+// The accounting decision, written once over ReservationBackend: validation, idempotency, the
+// all-or-nothing limit check in request order, and settlement. Stores differ only in isolation.
+import { Effect, Layer, Option } from "effect"
+import { type ReservationBackend, ReservationStore } from "./backend.js"
+import {
+  type Actual,
+  LimitExhausted,
+  type Reservation,
+  ReservationConflict,
+  ReservationInvalid,
+  ReservationNotFound,
+  Reservations,
+  ReservationSettled,
+  type ReservationsService,
+  type ReservationState,
+  type Reserved,
+  type ReserveError,
+  type ReserveRequest,
+  type SettleError,
+  SettlementInvalid
+} from "./reservations.js"
+
+/** Request validation; a caller bug is reported before any store is touched. */
+const validate = (request: ReserveRequest): Effect.Effect<void, ReservationInvalid> =>
+  Effect.suspend(() => {
+    if (request.id.length === 0) return Effect.fail(new ReservationInvalid({ reason: "empty_id" }))
+    const seen = new Set<string>()
+    for (const l of request.limits) {
+      if (l.key.length === 0) return Effect.fail(new ReservationInvalid({ reason: "empty_key" }))
+      // One key twice in one request has no single meaning (sum? both limits?); the caller merges.
+      if (seen.has(l.key)) return Effect.fail(new ReservationInvalid({ reason: "duplicate_key", key: l.key }))
+      seen.add(l.key)
+      if (l.limit < 0n) return Effect.fail(new ReservationInvalid({ reason: "negative_limit", key: l.key }))
+      if (l.amount < 0n) return Effect.fail(new ReservationInvalid({ reason: "negative_amount", key: l.key }))
+    }
+    return Effect.void
+  })
+
+/** Same request under one id: same limits in the same order and the same onFailure. */
+const sameRequest = (r: Reservation, q: ReserveRequest): boolean =>
+  r.onFailure === q.onFailure &&
+  r.limits.length === q.limits.length &&
+  r.limits.every((l, i) => {
+    const m = q.limits[i]
+    return l.key === m.key && l.limit === m.limit && l.amount === m.amount
+  })
+
+const sortedDistinct = (keys: Iterable<string>): Array<string> =>
+  Array.from(new Set(keys)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+export const makeReservations = (backend: ReservationBackend): ReservationsService => {
+  const reserve = (request: ReserveRequest): Effect.Effect<Reserved, ReserveError> =>
+    Effect.gen(function*() {
+      yield* validate(request)
+      return yield* backend.atomic(Effect.gen(function*() {
+        yield* backend.lockId(request.id)
+        // Idempotency: an id already reserved is answered with what it holds, consuming nothing.
+        const existing = yield* backend.load(request.id)
+        if (Option.isSome(existing)) {
+          if (!sameRequest(existing.value, request)) return yield* new ReservationConflict({ id: request.id })
+          return { ...existing.value, replayed: true }
+        }
+        const usage = yield* backend.lockUsage(sortedDistinct(request.limits.map((l) => l.key)))
+        // All or nothing: every limit is checked, in request order, before anything is written;
+        // the first that does not fit is the answer.
+        for (const l of request.limits) {
+          const used = usage.get(l.key) ?? 0n
+          if (used + l.amount > l.limit) {
+            return yield* new LimitExhausted({ key: l.key, limit: l.limit, used, amount: l.amount })
+          }
+        }
+        const reservation: Reservation = {
+          id: request.id,
+          limits: request.limits.map((l) => ({ key: l.key, limit: l.limit, amount: l.amount })),
+          onFailure: request.onFailure,
+          state: "held",
+          consumed: request.limits.map((l) => l.amount)
+        }
+        yield* backend.addUsage(request.limits.filter((l) => l.amount !== 0n).map((l) => [l.key, l.amount] as const))
+        yield* backend.insert(reservation)
+        return { ...reservation, replayed: false }
+      }))
+    })
+
+  /** Moves a held reservation to `target`, keeping `keep(i)` consumed for limit i. */
+  const settle = (
+    id: string,
+    target: Exclude<ReservationState, "held">,
+    actual: Actual | undefined,
+    keepDefault: (r: Reservation, i: number) => bigint
+  ): Effect.Effect<Reservation, SettleError> =>
+    backend.atomic(Effect.gen(function*() {
+      yield* backend.lockId(id)
+      const found = yield* backend.load(id)
+      if (Option.isNone(found)) return yield* new ReservationNotFound({ id })
+      const r = found.value
+      if (r.state !== "held") {
+        // Settling the same way again answers with the first settlement; another way is refused.
+        if (r.state === target) return r
+        return yield* new ReservationSettled({ id, state: r.state })
+      }
+      if (actual !== undefined) {
+        for (const key of Object.keys(actual)) {
+          const i = r.limits.findIndex((l) => l.key === key)
+          if (i < 0) return yield* new SettlementInvalid({ id, key, reason: "unknown_key" })
+          const a = actual[key]
+          if (a < 0n) return yield* new SettlementInvalid({ id, key, reason: "negative_amount" })
+          if (a > r.consumed[i]) return yield* new SettlementInvalid({ id, key, reason: "exceeds_reserved" })
+        }
+      }
+      const consumed = r.limits.map((l, i) =>
+        actual !== undefined && Object.prototype.hasOwnProperty.call(actual, l.key) ? actual[l.key] : keepDefault(r, i)
+      )
+      const deltas = r.limits
+        .map((l, i) => [l.key, consumed[i] - r.consumed[i]] as const)
+        .filter(([, d]) => d !== 0n)
+      if (deltas.length > 0) {
+        yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))
+        yield* backend.addUsage(deltas)
+      }
+      const settled: Reservation = { ...r, state: target, consumed }
+      yield* backend.update(settled)
+      return settled
+    }))
+
+  return {
+    reserve,
+    commit: (id, actual) => settle(id, "committed", actual, (r, i) => r.consumed[i]),
+    release: (id) => settle(id, "released", undefined, () => 0n),
+    settleFailure: (id, actual) =>
+      settle(id, "failed", actual, (r, i) => (r.onFailure === "consume" ? r.consumed[i] : 0n)),
+    get: (id) => backend.load(id),
+    used: (key) => backend.used(key)
+  }
+}
+
+/** Reservations on whichever ReservationStore is in context. */
+export const layer: Layer.Layer<Reservations, never, ReservationStore> = Layer.effect(
+  Reservations,
+  Effect.map(ReservationStore, makeReservations)
+)
