@@ -1,7 +1,32 @@
 // `mandate yea ...`: YEA protocol commands.
-import { Command } from "@effect/cli"
-import { Console } from "effect"
+import { Args, Command } from "@effect/cli"
+import { Console, Effect } from "effect"
+import { runConformance, summarize } from "../yea/conformance.js"
 
-export const yeaCommand = Command.make("yea", {}, () =>
-  Console.log("mandate yea: see `mandate yea --help`")
-).pipe(Command.withDescription("YEA: grants, proofs, Lens and the conformance runner"))
+const dir = Args.directory({ name: "DIR", exists: "yes" }).pipe(
+  Args.withDescription("a folder holding YEA conformance files (canonical.json, grants.json, ...)")
+)
+
+/**
+ * `mandate yea conformance DIR`: runs every known conformance file present in DIR, prints one line
+ * per failed case (`file: case: why`), a line per skipped file, then `N passed, N failed` counting
+ * cases. Exits 1 on any failure.
+ */
+const conformance = Command.make("conformance", { dir }, ({ dir }) =>
+  Effect.gen(function* () {
+    const summary = summarize(yield* runConformance(dir))
+    for (const line of summary.failures) yield* Console.log(line)
+    for (const line of summary.skipped) yield* Console.log(line)
+    yield* Console.log(`${summary.passed} passed, ${summary.failed} failed`)
+    if (summary.failed > 0) {
+      yield* Effect.sync(() => {
+        process.exitCode = 1
+      })
+    }
+  })
+).pipe(Command.withDescription("Run the YEA conformance vectors in DIR"))
+
+export const yeaCommand = Command.make("yea", {}, () => Console.log("mandate yea: see `mandate yea --help`")).pipe(
+  Command.withDescription("YEA: grants, proofs, Lens and the conformance runner"),
+  Command.withSubcommands([conformance])
+)

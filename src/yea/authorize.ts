@@ -1,0 +1,172 @@
+// Authorizing a request with grants (SPEC §6.4–§6.6) and reserving `total` limits (§6.3).
+//
+// A request may carry several grants; it is authorized if ANY single grant authorizes it on its own
+// (§6.6). When none does, the reply is the most actionable refusal: `consent_required` if some grant
+// failed only on `risk`, `each` or `total` (a human can approve that), else `forbidden` if some grant
+// was valid but did not cover the request, else `unauthorized`.
+//
+// `total` limits are checked against, and then reserved in, the accounting core's `Reservations`,
+// keyed `yea/total/<block id>/<of>` at one common scale (18, the largest §5.1 allows), so values of
+// any scale add exactly. The reservation is all-or-nothing and race-free, and is released if the
+// commit's execution fails (§6.3).
+import { Clock, Effect, Either, Exit, Option } from "effect"
+import { Reservations, type Reserved } from "../accounting/reservations.js"
+import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "./grant.js"
+import { evaluateCaveats, type CaveatContext, type CaveatFailure, type TotalDraw, type TotalsLookup } from "./caveat.js"
+import { MAX_SCALE, decimal, unitsAt, type Decimal } from "./measure.js"
+import { yeaError, type ConsentRequest, type YeaError } from "./reason.js"
+
+/** The request as the grants see it; `now` comes from the Clock. */
+export type AuthorizeRequest = Omit<CaveatContext, "now">
+
+export interface AuthorizeInput {
+  /** The request's `grants` (tokens, untrusted). */
+  readonly grants: ReadonlyArray<unknown>
+  /** The key of the request's verified proof (proof.ts `verifyProof`). */
+  readonly proofKey: string
+  /** Principals this service trusts (§6.4 step 4). */
+  readonly trusted: ReadonlyArray<string>
+  readonly request: AuthorizeRequest
+  /**
+   * When set, only a grant rooted in this principal may authorize: a COMMIT of a proposal whose
+   * INTENT was authorized by a grant (§4.4), an UNDO (§4.5, same principal as the original commit).
+   */
+  readonly principal?: string
+  /** For `consent_required`: what to ask the principal (§6.6). Built from the proposal shown. */
+  readonly consentFor?: (principal: string) => ConsentRequest
+}
+
+export interface Authorized {
+  readonly grant: Grant
+  /** Index of the authorizing grant in the request's `grants`. */
+  readonly index: number
+  /** The `total` caveats this COMMIT draws on, to reserve (empty for other verbs and replays). */
+  readonly draws: ReadonlyArray<TotalDraw>
+}
+
+interface Refusal {
+  readonly rank: number // 3 consent_required, 2 forbidden, 1 unauthorized
+  readonly error: YeaError
+}
+
+const needOf = (fs: ReadonlyArray<CaveatFailure>) => fs.map((f) => f.caveat)
+
+/** Runs §6.4 for every grant until one authorizes the request (§6.6). */
+export const authorize = <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>): Effect.Effect<Authorized, YeaError | E, R> =>
+  Effect.gen(function* () {
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const ctx: CaveatContext = { ...input.request, now }
+    if (input.grants.length === 0) return yield* Effect.fail(yeaError("unauthorized", "the request carries no grant"))
+    let best: Refusal | undefined
+    const refuse = (r: Refusal) => {
+      if (best === undefined || r.rank > best.rank) best = r
+    }
+    for (let i = 0; i < input.grants.length; i++) {
+      // §6.4 step 1, then steps 2–5.
+      const decoded = Either.flatMap(decodeGrant(input.grants[i]), (g) => verifyChain(g, input))
+      if (Either.isLeft(decoded)) {
+        refuse({ rank: 1, error: decoded.left })
+        continue
+      }
+      const grant = decoded.right
+      // §4.4/§4.5: the grant must come from the principal the request is bound to.
+      if (input.principal !== undefined && grant.principal !== input.principal) {
+        refuse({ rank: 2, error: yeaError("forbidden", "the grant is from another principal") })
+        continue
+      }
+      // §6.4 step 6: every caveat in every block.
+      const { failures, draws } = yield* evaluateCaveats(caveatBlocks(grant), ctx, usedOf)
+      if (failures.length === 0) return { grant, index: i, draws }
+      const hard = failures.filter((f) => f.severity === "hard")
+      if (hard.length > 0) {
+        refuse({ rank: 2, error: yeaError("forbidden", hard[0].message, { need: needOf(hard) }) })
+      } else {
+        // §6.6: authorized except for risk / each / total: ask the principal.
+        const consent = input.consentFor?.(grant.principal)
+        refuse({
+          rank: 3,
+          error: yeaError("consent_required", failures[0].message, { need: needOf(failures), ...(consent ? { consent } : {}) })
+        })
+      }
+    }
+    return yield* Effect.fail(best!.error)
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Totals in the accounting core
+
+/** All `total` amounts share this scale in the Reservations store (§5.1's largest). */
+export const TOTAL_SCALE = MAX_SCALE
+
+/** The Reservations key of a `total` caveat: block id and measure (§6.3). */
+export const totalKey = (blockId: string, of: string): string => `yea/total/${blockId}/${of}`
+
+/** Reads what is committed or reserved under a `total` from `Reservations`. */
+export const reservationTotals: TotalsLookup<YeaError, Reservations> = (blockId, of) =>
+  Effect.flatMap(Reservations, (r) => r.used(totalKey(blockId, of))).pipe(
+    Effect.map((units): Decimal => decimal(units, TOTAL_SCALE)),
+    Effect.mapError((e) => yeaError("unavailable", `totals store: ${e.message}`))
+  )
+
+/** `authorize` with totals read from `Reservations`. */
+export const authorizeWithReservations = (input: AuthorizeInput) => authorize(input, reservationTotals)
+
+/**
+ * Reserves every `total` the authorized COMMIT draws on, atomically (§6.3), under the idempotency
+ * id `reservationId` (e.g. the proposal's service-side id). None when there is nothing to reserve.
+ * A limit that no longer fits (a concurrent commit won the race) is `consent_required`.
+ */
+export const reserveTotals = (
+  reservationId: string,
+  draws: ReadonlyArray<TotalDraw>
+): Effect.Effect<Option.Option<Reserved>, YeaError, Reservations> =>
+  Effect.gen(function* () {
+    if (draws.length === 0) return Option.none()
+    // Two `total`s on the same measure in one block share a key: the smaller limit binds.
+    const byKey = new Map<string, { draw: TotalDraw; limit: bigint; amount: bigint }>()
+    for (const d of draws) {
+      const key = totalKey(d.blockId, d.of)
+      const limit = unitsAt(d.limit, TOTAL_SCALE)
+      const prev = byKey.get(key)
+      if (prev === undefined || limit < prev.limit) byKey.set(key, { draw: d, limit, amount: unitsAt(d.amount, TOTAL_SCALE) })
+    }
+    const limits = [...byKey].map(([key, v]) => ({ key, limit: v.limit, amount: v.amount }))
+    const reservations = yield* Reservations
+    const reserved = yield* reservations.reserve({ id: reservationId, limits, onFailure: "release" }).pipe(
+      Effect.catchTags({
+        LimitExhausted: (e) =>
+          Effect.fail(yeaError("consent_required", `${e.key} would exceed its total limit`, { need: [byKey.get(e.key)?.draw.caveat] })),
+        ReservationConflict: () => Effect.fail(yeaError("conflict", "this commit was already reserved with other amounts")),
+        ReservationInvalid: (e) => Effect.fail(yeaError("internal", `invalid reservation: ${e.reason}`)),
+        StoreError: (e) => Effect.fail(yeaError("unavailable", `totals store: ${e.message}`))
+      })
+    )
+    return Option.some(reserved)
+  })
+
+/**
+ * Runs `execute` under the reservation of `draws`: reserved before it runs, committed when it
+ * succeeds, released when it fails or is interrupted (§6.3 "A reservation is released if execution
+ * fails").
+ */
+export const executeWithTotals = <A, E, R>(
+  reservationId: string,
+  draws: ReadonlyArray<TotalDraw>,
+  execute: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | YeaError, R | Reservations> =>
+  Effect.flatMap(Reservations, (reservations) =>
+    Effect.acquireUseRelease(
+      reserveTotals(reservationId, draws),
+      (reserved) =>
+        Option.isNone(reserved)
+          ? execute
+          : // A failed commit write leaves the reservation held, which still counts as used:
+            // conservative, never over the limit.
+            Effect.tap(execute, () => Effect.ignore(reservations.commit(reservationId))),
+      (reserved, exit) =>
+        Option.isSome(reserved) && Exit.isFailure(exit)
+          ? // Released on failure or interruption. If the store refuses, the hold stays: conservative.
+            Effect.ignore(reservations.settleFailure(reservationId))
+          : Effect.void
+    )
+  )

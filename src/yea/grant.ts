@@ -1,0 +1,267 @@
+// Grants (SPEC §6.2–§6.4): `pg1.` tokens holding a chain of signed blocks.
+//
+//   token      = "pg1." + b64url(utf8(canonical(blocks)))
+//   block      = {"p": payload, "s": b64url(Ed25519 signature over utf8(canonical(p)))}
+//   root       p = {iss, sub, caveats, iat, nonce}, signed by iss
+//   delegation p = {prev, sub, caveats, iat}, signed by the previous block's sub,
+//                  prev = b64url(sha256(utf8(previous block's s)))
+//   block id   = b64url(sha256(utf8(block.s))); grant id = root block id; holder = last sub.
+//
+// Grant signatures cover canonical(p) with no type prefix (unlike Writ). Decoding is strict: the
+// token must be canonical base64url of the canonical JSON of its blocks, byte for byte, and every
+// key and signature must be canonical base64url (GHSA-8mvj-4xpr-rmqw), so a block has exactly one
+// spelling and one id, and a `total` can't be restarted by re-encoding a signature.
+import { Clock, Effect, Either, Option, Schema } from "effect"
+import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
+import { utf8 } from "../kernel/canonical.js"
+import { verify } from "../kernel/ed25519.js"
+import { hashB64 } from "../kernel/hash.js"
+import { Random, Signer } from "../kernel/services.js"
+import { canonicalBytes, readCanonical } from "./canonical.js"
+import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
+import { decodeKey, decodeSignature, encodeKey, encodeSignature, isKey } from "./keys.js"
+import { yeaError, type YeaError } from "./reason.js"
+
+export const TOKEN_PREFIX = "pg1."
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes
+
+/** An `ed25519:` key in canonical form (§6.1). */
+export const Key = Schema.String.pipe(Schema.filter((s) => isKey(s) || "a canonical ed25519: key"), Schema.annotations({ identifier: "Key" }))
+/** A canonical base64url 64-byte signature (§6.1). */
+export const Signature = Schema.String.pipe(
+  Schema.filter((s) => Option.isSome(decodeSignature(s)) || "a canonical base64url 64-byte signature"),
+  Schema.annotations({ identifier: "Signature" })
+)
+
+/** Caveats stay raw JSON in the payload: a malformed caveat is `forbidden` at evaluation, not here. */
+const Caveats = Schema.Array(Schema.Unknown)
+
+/** Root block payload (§6.2). */
+export const RootPayload = Schema.Struct({
+  iss: Key,
+  sub: Key,
+  caveats: Caveats,
+  iat: Schema.Int,
+  nonce: Schema.String
+}).annotations({ identifier: "RootPayload" })
+export type RootPayload = typeof RootPayload.Type
+
+/** Delegation block payload (§6.2). */
+export const DelegationPayload = Schema.Struct({
+  prev: Schema.String,
+  sub: Key,
+  caveats: Caveats,
+  iat: Schema.Int
+}).annotations({ identifier: "DelegationPayload" })
+export type DelegationPayload = typeof DelegationPayload.Type
+
+export const RawBlock = Schema.Struct({ p: Schema.Unknown, s: Signature }).annotations({ identifier: "Block" })
+
+/** A decoded block: its payload as written (what was signed), the typed view, and its id. */
+export interface Block {
+  /** The payload exactly as decoded: `canonical(raw)` is the signed message. */
+  readonly raw: unknown
+  readonly sub: string
+  readonly caveats: ReadonlyArray<unknown>
+  readonly iat: number
+  readonly s: string
+  readonly id: string
+}
+
+export interface RootBlock extends Block {
+  readonly iss: string
+  readonly nonce: string
+}
+
+export interface DelegationBlock extends Block {
+  readonly prev: string
+}
+
+/** A decoded (not yet verified) grant. */
+export interface Grant {
+  readonly token: string
+  readonly root: RootBlock
+  readonly delegations: ReadonlyArray<DelegationBlock>
+  /** root then delegations, in chain order. */
+  readonly blocks: ReadonlyArray<Block>
+  /** The grant id: the root block id (§6.2). */
+  readonly id: string
+  /** The principal: the root `iss`. */
+  readonly principal: string
+  /** The holder: the last block's `sub`. */
+  readonly holder: string
+}
+
+/** `b64url(sha256(utf8(block.s)))` (§6.2). */
+export const blockId = (s: string): string => hashB64(utf8(s))
+
+// ---------------------------------------------------------------------------------------------
+// Decoding (§6.4 step 1)
+
+const unauthorized = (message: string, path?: string) => yeaError("unauthorized", message, path === undefined ? {} : { path })
+
+const decodeWith = <A, I>(schema: Schema.Schema<A, I>, v: unknown, path: string): Either.Either<A, YeaError> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema)(v, { errors: "first" }), (e) => unauthorized(`${path}: ${e.message.split("\n")[0]}`, path))
+
+/** §6.4 step 1: decode the token and check its prefix. Every failure is `unauthorized`. */
+export const decodeGrant = (token: unknown): Either.Either<Grant, YeaError> =>
+  Either.gen(function* () {
+    if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)) return yield* Either.left(unauthorized("a grant token starts with pg1."))
+    const bytes = decodeBase64url(token.slice(TOKEN_PREFIX.length))
+    if (Option.isNone(bytes)) return yield* Either.left(unauthorized("grant token is not canonical base64url"))
+    const json = readCanonical(bytes.value)
+    if (Either.isLeft(json)) return yield* Either.left(unauthorized(`grant token is not canonical JSON: ${json.left.message}`))
+    const list = json.right
+    if (!Array.isArray(list) || list.length === 0) return yield* Either.left(unauthorized("a grant is a non-empty list of blocks"))
+    const blocks: Array<Block> = []
+    let root: RootBlock | undefined
+    const delegations: Array<DelegationBlock> = []
+    for (let i = 0; i < list.length; i++) {
+      const path = `blocks[${i}]`
+      const rb = yield* decodeWith(RawBlock, list[i], path)
+      const id = blockId(rb.s)
+      if (i === 0) {
+        const p = yield* decodeWith(RootPayload, rb.p, `${path}.p`)
+        root = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, iss: p.iss, nonce: p.nonce }
+        blocks.push(root)
+      } else {
+        const p = yield* decodeWith(DelegationPayload, rb.p, `${path}.p`)
+        const d: DelegationBlock = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, prev: p.prev }
+        delegations.push(d)
+        blocks.push(d)
+      }
+    }
+    return { token, root: root!, delegations, blocks, id: root!.id, principal: root!.iss, holder: blocks[blocks.length - 1].sub }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Verification (§6.4)
+
+export interface ChainOptions {
+  /** Root issuers (principals) this service trusts, as `ed25519:` keys (§6.4 step 4). */
+  readonly trusted: ReadonlyArray<string>
+  /** The verified proof's key (§6.4 step 5). */
+  readonly proofKey: string
+}
+
+/** §6.4 steps 2–5 on a decoded grant: signatures, `prev` links, trusted root, holder = proof key. */
+export const verifyChain = (grant: Grant, opts: ChainOptions): Either.Either<Grant, YeaError> =>
+  Either.gen(function* () {
+    const { blocks } = grant
+    // Step 2: each block's signature, by `iss` for the root and by the previous `sub` after it.
+    for (let i = 0; i < blocks.length; i++) {
+      const signerKey = i === 0 ? grant.root.iss : blocks[i - 1].sub
+      const pub = decodeKey(signerKey)
+      const sig = decodeSignature(blocks[i].s)
+      const msg = canonicalBytes(blocks[i].raw)
+      if (Option.isNone(pub) || Option.isNone(sig) || Either.isLeft(msg) || !verify(pub.value, msg.right, sig.value)) {
+        return yield* Either.left(unauthorized(`block ${i} signature does not verify`, `blocks[${i}].s`))
+      }
+    }
+    // Step 3: each `prev` names the previous block.
+    for (let i = 1; i < blocks.length; i++) {
+      if ((blocks[i] as DelegationBlock).prev !== blocks[i - 1].id) {
+        return yield* Either.left(unauthorized(`block ${i} prev does not name block ${i - 1}`, `blocks[${i}].p.prev`))
+      }
+    }
+    // Step 4: the root issuer is a principal this service trusts. Keys are canonical, so string
+    // equality is key equality.
+    if (!opts.trusted.includes(grant.root.iss)) return yield* Either.left(unauthorized("the grant's principal is not trusted here", "blocks[0].p.iss"))
+    // Step 5: the holder (last `sub`) is the key that signed the proof.
+    if (grant.holder !== opts.proofKey) return yield* Either.left(unauthorized("the proof key does not hold this grant"))
+    return grant
+  })
+
+/** The caveat view of a grant: each block's id and caveats, in chain order. */
+export const caveatBlocks = (grant: Grant) => grant.blocks.map((b) => ({ id: b.id, caveats: b.caveats }))
+
+/**
+ * §6.4 in full for one grant: decode (1), chain (2–5), caveats (6). Succeeds with the grant and the
+ * caveat evaluation; the caller decides between `forbidden` and `consent_required` (see
+ * authorize.ts), because a request may carry several grants (§6.6).
+ */
+export const checkGrant = <E, R>(
+  token: unknown,
+  opts: ChainOptions,
+  ctx: CaveatContext,
+  usedOf: TotalsLookup<E, R>
+): Effect.Effect<{ readonly grant: Grant; readonly evaluation: Evaluation }, YeaError | E, R> =>
+  Effect.gen(function* () {
+    const grant = yield* decodeGrant(token) // step 1
+    yield* verifyChain(grant, opts) // steps 2–5
+    const evaluation = yield* evaluateCaveats(caveatBlocks(grant), ctx, usedOf) // step 6
+    return { grant, evaluation }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Issuing
+
+const encodeToken = (blocks: ReadonlyArray<unknown>): Either.Either<string, YeaError> =>
+  Either.map(
+    Either.mapLeft(canonicalBytes(blocks), (e) => yeaError("invalid_params", `grant has no canonical form: ${e.message}`)),
+    (bytes) => TOKEN_PREFIX + encodeBase64url(bytes)
+  )
+
+const checkCaveats = (caveats: ReadonlyArray<unknown>): Either.Either<void, YeaError> => {
+  for (let i = 0; i < caveats.length; i++) {
+    const p = caveatProblem(caveats[i])
+    if (p !== undefined) return Either.left(yeaError("invalid_params", `caveat ${i}: ${p}`, { path: `caveats[${i}]` }))
+  }
+  return Either.void
+}
+
+const signPayload = (p: unknown) =>
+  Effect.gen(function* () {
+    const signer = yield* Signer
+    const msg = yield* Either.mapLeft(canonicalBytes(p), (e) => yeaError("invalid_params", `payload has no canonical form: ${e.message}`))
+    return { p, s: encodeSignature(yield* signer.sign(msg)) }
+  })
+
+const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+export interface RootGrantInput {
+  /** The holder (agent) key. */
+  readonly sub: string
+  readonly caveats: ReadonlyArray<unknown>
+  /** Defaults to 16 random bytes from `Random`, base64url. */
+  readonly nonce?: string
+}
+
+/**
+ * Issues a root grant signed by the principal (the `Signer`), `iat` from the Clock. Refuses
+ * caveats that would fail closed anyway, so no one hands out a grant that can never work.
+ */
+export const issueRootGrant = (input: RootGrantInput): Effect.Effect<string, YeaError, Signer | Random> =>
+  Effect.gen(function* () {
+    if (!isKey(input.sub)) return yield* Effect.fail(yeaError("invalid_params", "sub is not a canonical ed25519: key"))
+    yield* checkCaveats(input.caveats)
+    const signer = yield* Signer
+    const nonce = input.nonce ?? encodeBase64url(yield* (yield* Random).bytes(16))
+    const p = { caveats: input.caveats, iat: yield* nowSeconds, iss: encodeKey(signer.publicKey), nonce, sub: input.sub }
+    return yield* encodeToken([yield* signPayload(p)])
+  })
+
+export interface DelegationInput {
+  /** The new holder (sub-agent) key. */
+  readonly sub: string
+  /** Added caveats: a delegation can only narrow, because every block's caveats must hold. */
+  readonly caveats: ReadonlyArray<unknown>
+}
+
+/** Delegates `token` by appending a block signed by its current holder (the `Signer`). */
+export const delegateGrant = (token: string, input: DelegationInput): Effect.Effect<string, YeaError, Signer> =>
+  Effect.gen(function* () {
+    const grant = yield* decodeGrant(token)
+    if (!isKey(input.sub)) return yield* Effect.fail(yeaError("invalid_params", "sub is not a canonical ed25519: key"))
+    yield* checkCaveats(input.caveats)
+    const signer = yield* Signer
+    if (encodeKey(signer.publicKey) !== grant.holder) {
+      return yield* Effect.fail(yeaError("unauthorized", "only the grant's holder can delegate it"))
+    }
+    const last = grant.blocks[grant.blocks.length - 1]
+    const p = { caveats: input.caveats, iat: yield* nowSeconds, prev: last.id, sub: input.sub }
+    const block = yield* signPayload(p)
+    return yield* encodeToken([...grant.blocks.map((b) => ({ p: b.raw, s: b.s })), block])
+  })
