@@ -16,8 +16,16 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
 
 /** Wraps any unknown failure as a StoreError for `operation`. */
 export const storeError = (operation: string) => (cause: unknown): StoreError =>
-  new StoreError({
-    operation,
-    message: cause instanceof Error ? cause.message : String(cause),
-    cause
-  })
+  new StoreError({ operation, message: describe(cause), cause })
+
+/** The message of an error and of the errors it wraps (drivers nest the useful one). */
+const describe = (cause: unknown): string => {
+  const parts: Array<string> = []
+  let c: unknown = cause
+  for (let i = 0; i < 4 && c !== undefined && c !== null; i++) {
+    const m = c instanceof Error || (typeof c === "object" && "message" in c) ? String((c as { message: unknown }).message) : String(c)
+    if (m.length > 0 && !parts.includes(m)) parts.push(m)
+    c = typeof c === "object" && "cause" in c ? (c as { cause: unknown }).cause : undefined
+  }
+  return parts.join(": ")
+}

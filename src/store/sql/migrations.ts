@@ -26,12 +26,11 @@ export const runMigrations = (
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe("CREATE TABLE IF NOT EXISTS mandate_migrations (name TEXT PRIMARY KEY)").pipe(
-      Effect.mapError(storeError("migrations.init"))
-    )
     for (const m of migrations) {
       yield* transaction(Effect.gen(function*() {
         if (lockStatement !== undefined) yield* sql.unsafe(lockStatement)
+        // Inside the lock: concurrent `IF NOT EXISTS` creations can still collide in PostgreSQL.
+        yield* sql.unsafe("CREATE TABLE IF NOT EXISTS mandate_migrations (name TEXT PRIMARY KEY)")
         const done = yield* sql`SELECT name FROM mandate_migrations WHERE name = ${m.name}`
         if (done.length > 0) return
         for (const s of m.statements) yield* sql.unsafe(s)

@@ -11,7 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Layer } from "effect"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
 import { StoreError, storeError } from "../../accounting/store-error.js"
 import { type Migration, runMigrations } from "../sql/migrations.js"
@@ -48,7 +48,10 @@ export const layer = (
     return Context.make(Atomic, { transaction: makeTransaction(sql) })
   }).pipe(Effect.mapError(storeError("sqlite.open"))))
   return init.pipe(
-    Layer.provideMerge(SqliteClient.layer({ filename })),
+    Layer.provideMerge(SqliteClient.layer({ filename }).pipe(
+      // better-sqlite3 throws (a defect) when the file cannot be opened: report it as the store's failure.
+      Layer.catchAllCause((cause) => Layer.fail(storeError("sqlite.open")(Cause.squash(cause))))
+    )),
     Layer.mapError((e) => (e instanceof StoreError ? e : storeError("sqlite.open")(e)))
   )
 }

@@ -1,0 +1,152 @@
+// The Reservations suite on PostgreSQL, plus two separate pools and several processes racing on one
+// key, restart (pool closed and reopened), a crash mid-transaction, and a trigger that refuses a write.
+// Skipped, with a notice, when PostgreSQL is not reachable. Each run uses its own schema, dropped after.
+import { SqlClient } from "@effect/sql"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { ReservationStore } from "../../src/accounting/backend.js"
+import { type Atomic, Reservations } from "../../src/accounting/reservations.js"
+import * as PgStore from "../../src/store/postgres/client.js"
+import * as PgReservations from "../../src/store/postgres/reservations.js"
+import { pgReachable, uniqueSchema } from "./pg.js"
+import { killMidTransaction, raceProcess } from "./processes.js"
+import { fresh, type Harness, reservationSuite } from "./suite.js"
+
+const up = await pgReachable()
+const schema = uniqueSchema("acc")
+
+const callerTable = PgStore.migrate([{ name: "test/caller_rows", statements: ["CREATE TABLE caller_rows (name TEXT PRIMARY KEY)"] }])
+const open = () =>
+  Layer.mergeAll(PgReservations.layer, Layer.effectDiscard(callerTable)).pipe(
+    Layer.provideMerge(PgStore.layer({ schema, maxConnections: 8 }))
+  )
+
+afterAll(async () => {
+  if (!up) return
+  await Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).pipe(
+    Effect.provide(PgStore.layer())
+  ))
+})
+
+const harness: Harness<SqlClient.SqlClient | ReservationStore> = {
+  name: "postgres",
+  layer: open(),
+  backend: ReservationStore,
+  callerWrite: (name) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO caller_rows (name) VALUES (${name})`).pipe(
+      Effect.asVoid,
+      Effect.orDie
+    ),
+  callerHas: (name) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT name FROM caller_rows WHERE name = ${name}`).pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.orDie
+    ),
+  propertyRuns: 40,
+  racers: 50
+}
+
+describe.skipIf(!up)("postgres", () => {
+  reservationSuite(harness)
+
+  describe("Reservations (postgres, shared by many workers)", () => {
+    const withStore = <A, E>(eff: Effect.Effect<A, E, Reservations | Atomic | SqlClient.SqlClient>) =>
+      Effect.runPromise(Effect.provide(eff, open()))
+    const used = (key: string) => withStore(Effect.flatMap(Reservations, (r) => r.used(key)))
+
+    it("lets exactly floor(limit/amount) through across two separate pools", async () => {
+      const [a, b] = [ManagedRuntime.make(open()), ManagedRuntime.make(open())]
+      try {
+        const k = fresh("pools")
+        const race = (rt: typeof a, side: string) =>
+          rt.runPromise(Effect.flatMap(Reservations, (r) =>
+            Effect.forEach(Array.from({ length: 40 }, (_, i) => i), (i) =>
+              Effect.either(r.reserve({
+                id: `${k}-${side}-${i}`,
+                limits: [{ key: k, limit: 100n, amount: 7n }, { key: `${k}-b`, limit: 1000n, amount: 1n }],
+                onFailure: "consume"
+              })), { concurrency: "unbounded" })))
+        const [ra, rb] = await Promise.all([race(a, "a"), race(b, "b")])
+        const all = [...ra, ...rb]
+        expect(all.filter((e) => e._tag === "Left" && e.left._tag !== "LimitExhausted")).toEqual([])
+        expect(all.filter((e) => e._tag === "Right").length).toBe(14)
+        expect(await used(k)).toBe(98n)
+        expect(await used(`${k}-b`)).toBe(14n)
+      } finally {
+        await Promise.all([a.dispose(), b.dispose()])
+      }
+    })
+
+    it("lets exactly floor(limit/amount) through across several processes", async () => {
+      const k = fresh("procs")
+      const tallies = await Promise.all([0, 1, 2].map((p) =>
+        raceProcess({ store: "pg", target: schema, key: k, idPrefix: `${k}-p${p}`, n: 40, limit: "20", amount: "3" })
+      ))
+      expect(tallies.flatMap((t) => t.other)).toEqual([])
+      expect(tallies.reduce((s, t) => s + t.ok, 0)).toBe(6)
+      expect(tallies.reduce((s, t) => s + t.exhausted, 0)).toBe(120 - 6)
+      expect(await used(k)).toBe(18n)
+    })
+
+    it("keeps consumption and reservations across closing and reopening the pool", async () => {
+      const [k, held, done] = [fresh("k"), fresh("id"), fresh("id")]
+      await withStore(Effect.flatMap(Reservations, (r) =>
+        Effect.all([
+          r.reserve({ id: held, limits: [{ key: k, limit: 10n, amount: 4n }], onFailure: "consume" }),
+          r.reserve({ id: done, limits: [{ key: k, limit: 10n, amount: 5n }], onFailure: "consume" }),
+          r.commit(done, { [k]: 3n })
+        ])))
+      const after = await withStore(Effect.flatMap(Reservations, (r) =>
+        Effect.all({
+          used: r.used(k),
+          replay: r.reserve({ id: held, limits: [{ key: k, limit: 10n, amount: 4n }], onFailure: "consume" }),
+          release: r.release(held),
+          usedAfter: r.used(k)
+        })))
+      expect(after.used).toBe(7n)
+      expect(after.replay).toMatchObject({ replayed: true, state: "held" })
+      expect(after.usedAfter).toBe(3n)
+    })
+
+    it("leaves nothing behind when a worker is killed mid-transaction", async () => {
+      const [k, id] = [fresh("k"), fresh("crash")]
+      await killMidTransaction({ store: "pg", target: schema, key: k, idPrefix: id, limit: "10", amount: "5" })
+      const state = await withStore(Effect.flatMap(Reservations, (r) => Effect.all({ used: r.used(k), crash: r.get(id) })))
+      expect(state.used).toBe(0n)
+      expect(state.crash._tag).toBe("None")
+    })
+
+    it("answers a write the database refuses with StoreError and consumes nothing (trigger)", async () => {
+      const rt = ManagedRuntime.make(open())
+      const k = fresh("trig")
+      try {
+        const sql = await rt.runPromise(SqlClient.SqlClient)
+        await rt.runPromise(sql.unsafe(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN IF NEW.id LIKE 'trig-%' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`))
+        await rt.runPromise(sql.unsafe(`CREATE TRIGGER refuse BEFORE INSERT ON accounting_reservations
+          FOR EACH ROW EXECUTE FUNCTION refuse()`))
+        const id = fresh("trig")
+        const exit = await rt.runPromiseExit(Effect.flatMap(Reservations, (r) =>
+          r.reserve({ id, limits: [{ key: k, limit: 10n, amount: 4n }], onFailure: "consume" })))
+        expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined)
+          .toMatchObject({ _tag: "StoreError", operation: "reservations.insert" })
+        expect(await rt.runPromise(Effect.flatMap(Reservations, (r) => r.used(k)))).toBe(0n)
+        await rt.runPromise(sql.unsafe("DROP TRIGGER refuse ON accounting_reservations"))
+        await rt.runPromise(Effect.flatMap(Reservations, (r) =>
+          r.reserve({ id, limits: [{ key: k, limit: 10n, amount: 4n }], onFailure: "consume" })))
+        expect(await rt.runPromise(Effect.flatMap(Reservations, (r) => r.used(k)))).toBe(4n)
+      } finally {
+        await rt.dispose()
+      }
+    })
+
+    it("fails to open an unreachable server with StoreError", async () => {
+      const exit = await Effect.runPromiseExit(Effect.provide(
+        Reservations,
+        PgReservations.layer.pipe(Layer.provideMerge(PgStore.layer({ url: "postgres://postgres@127.0.0.1:1/test", connectTimeoutMs: 500 })))
+      ))
+      expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined)
+        .toMatchObject({ _tag: "StoreError", operation: "postgres.open" })
+    })
+  })
+})

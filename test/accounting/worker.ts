@@ -1,0 +1,74 @@
+// A separate OS process that uses a Reservations store, for the cross-process tests: "race" makes
+// many concurrent reserves on one key and prints its tally as JSON; "hang" reserves inside a
+// transaction, says so, and waits to be killed before committing.
+// Run: node --import tsx test/accounting/worker.ts '<json args>'
+import { Effect, Layer } from "effect"
+import { Atomic, Reservations } from "../../src/accounting/reservations.js"
+import type { StoreError } from "../../src/accounting/store-error.js"
+import * as PgStore from "../../src/store/postgres/client.js"
+import * as PgReservations from "../../src/store/postgres/reservations.js"
+import * as SqliteStore from "../../src/store/sqlite/client.js"
+import * as SqliteReservations from "../../src/store/sqlite/reservations.js"
+
+interface Args {
+  readonly mode: "race" | "hang"
+  readonly store: "sqlite" | "pg"
+  /** SQLite file, or PostgreSQL schema. */
+  readonly target: string
+  readonly key: string
+  readonly idPrefix: string
+  readonly n: number
+  readonly limit: string
+  readonly amount: string
+}
+
+const args = JSON.parse(process.argv[2]) as Args
+
+export const storeLayer = (store: Args["store"], target: string): Layer.Layer<Reservations | Atomic, StoreError> =>
+  store === "sqlite"
+    ? SqliteReservations.layer.pipe(Layer.provideMerge(SqliteStore.layer(target)))
+    : PgReservations.layer.pipe(Layer.provideMerge(PgStore.layer({ schema: target, maxConnections: 4 })))
+
+const race = Effect.gen(function*() {
+  const r = yield* Reservations
+  const results = yield* Effect.forEach(
+    Array.from({ length: args.n }, (_, i) => i),
+    (i) =>
+      Effect.either(r.reserve({
+        id: `${args.idPrefix}-${i}`,
+        limits: [{ key: args.key, limit: BigInt(args.limit), amount: BigInt(args.amount) }],
+        onFailure: "consume"
+      })),
+    { concurrency: "unbounded" }
+  )
+  const tally = { ok: 0, exhausted: 0, other: [] as Array<string> }
+  for (const e of results) {
+    if (e._tag === "Right") tally.ok++
+    else if (e.left._tag === "LimitExhausted") tally.exhausted++
+    else tally.other.push(`${e.left._tag}: ${"message" in e.left ? e.left.message : ""}`)
+  }
+  process.stdout.write(JSON.stringify(tally) + "\n")
+})
+
+const hang = Effect.gen(function*() {
+  const r = yield* Reservations
+  const a = yield* Atomic
+  yield* a.transaction(Effect.gen(function*() {
+    yield* r.reserve({
+      id: args.idPrefix,
+      limits: [{ key: args.key, limit: BigInt(args.limit), amount: BigInt(args.amount) }],
+      onFailure: "consume"
+    })
+    process.stdout.write("reserved\n")
+    // Killed here, before the transaction commits.
+    yield* Effect.never
+  }))
+})
+
+Effect.runPromise((args.mode === "race" ? race : hang).pipe(Effect.provide(storeLayer(args.store, args.target)))).then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(String(e) + "\n")
+    process.exit(1)
+  }
+)
