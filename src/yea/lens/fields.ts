@@ -2,7 +2,9 @@
  * The typed fields of reply renderings (SPEC §9.2): times, durations, quantities, `uses` and
  * `undo`, each with its fixed rendering when malformed. All total; none throws.
  */
-import { type Obj, get, has, isObject, leanScalar } from "./value.js"
+import { compareKeys } from "../../kernel/canonical.js"
+import { formatQuantity, isQuantity, isUses } from "../measure.js"
+import { has, isObject, leanScalar } from "./value.js"
 
 /** Latest renderable time: 9999-12-31T23:59:59Z. */
 export const MAX_TIME = 253402300799
@@ -49,90 +51,29 @@ export const lensDuration = (v: unknown): string => {
   return `${v}s`
 }
 
-// §5.1 measure names, units and quantity ranges.
-const MEASURE = /^[a-z][a-z0-9_.-]{0,63}$/
-const UNIT = /^[A-Za-z0-9_./%-]{1,32}$/
-const QUANTITY_KEYS = new Set(["amount", "scale", "unit"])
-
-export const isMeasureName = (s: string): boolean => MEASURE.test(s)
-
-export interface Quantity {
-  readonly amount: number
-  readonly scale: number
-  readonly unit: string | undefined
-}
-
-/** A §5.1 quantity `{amount, scale?, unit?}` with nothing else, or undefined when malformed. */
-export const readQuantity = (q: unknown): Quantity | undefined => {
-  if (!isObject(q)) return undefined
-  for (const k of Object.keys(q)) if (!QUANTITY_KEYS.has(k)) return undefined
-  const amount = get(q, "amount")
-  if (typeof amount !== "number" || !Number.isSafeInteger(amount) || amount < 0) return undefined
-  let scale = 0
-  if (has(q, "scale")) {
-    const s = q.scale
-    if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > 18) return undefined
-    scale = s
-  }
-  let unit: string | undefined
-  if (has(q, "unit")) {
-    const u = q.unit
-    if (typeof u !== "string" || !UNIT.test(u)) return undefined
-    unit = u
-  }
-  return { amount, scale, unit }
-}
+/** Lens of a quantity (§9.2, rendered by the measure module), or undefined when it is malformed (§5.1). */
+export const lensQuantity = (q: unknown): string | undefined => (isQuantity(q) ? formatQuantity(q) : undefined)
 
 /**
- * A quantity's value in plain decimal with exactly `scale` digits after the point, then a space and
- * the unit if any (`22.90 USD`, `0.005`, `1`). The amount is a safe integer, so its decimal digits
- * are exact; the point is placed by string arithmetic, never by floating point.
+ * True when `uses` is well-formed (§5.1): an object whose every name is a measure name and every
+ * value a quantity. The same predicate the grant checks use, so Lens shows `?` exactly for the
+ * `uses` that clients must treat as invalid and limits as a hard failure.
  */
-export const formatQuantity = (q: Quantity): string => {
-  let digits = String(q.amount)
-  if (q.scale > 0) {
-    digits = digits.padStart(q.scale + 1, "0")
-    digits = digits.slice(0, digits.length - q.scale) + "." + digits.slice(digits.length - q.scale)
-  }
-  return q.unit === undefined ? digits : `${digits} ${q.unit}`
-}
+export const isWellFormedUses = (uses: unknown): boolean => isUses(uses)
 
-/** Lens of a quantity, or undefined when it is malformed. */
-export const lensQuantity = (q: unknown): string | undefined => {
-  const r = readQuantity(q)
-  return r === undefined ? undefined : formatQuantity(r)
-}
-
-/** Canonical key order (§10): by Unicode code point, not by UTF-16 unit. */
-export const compareCodePoints = (a: string, b: string): number => {
-  const ia = a[Symbol.iterator]()
-  const ib = b[Symbol.iterator]()
-  for (;;) {
-    const x = ia.next()
-    const y = ib.next()
-    if (x.done) return y.done ? 0 : -1
-    if (y.done) return 1
-    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!
-    if (d !== 0) return d
-  }
-}
-
-/** True when `uses` is well-formed (§5.1): an object whose every name is a measure name and every value a quantity. */
-export const isWellFormedUses = (uses: unknown): boolean =>
-  isObject(uses) && Object.keys(uses).every((k) => isMeasureName(k) && readQuantity(uses[k]) !== undefined)
+const byCodePoint = compareKeys("codepoint")
 
 /**
- * The `uses` attribute value: `emails 1, spend 22.90 USD` in canonical key order, `?` as a whole
- * when malformed (names are not shown then), undefined when absent or empty (the attribute is
- * omitted). `null` is present and not an object, hence malformed.
+ * The `uses` attribute value: `emails 1, spend 22.90 USD` in canonical key order (§10), `?` as a
+ * whole when malformed (names are not shown then), undefined when absent or empty (the attribute
+ * is omitted). `null` is present and not an object, hence malformed.
  */
 export const lensUses = (uses: unknown): string | undefined => {
   if (uses === undefined) return undefined
-  if (!isWellFormedUses(uses)) return "?"
-  const o = uses as Obj
-  const names = Object.keys(o).sort(compareCodePoints)
+  if (!isUses(uses)) return "?"
+  const names = Object.keys(uses).sort(byCodePoint)
   if (names.length === 0) return undefined
-  return names.map((n) => `${n} ${formatQuantity(readQuantity(o[n])!)}`).join(", ")
+  return names.map((n) => `${n} ${formatQuantity(uses[n])}`).join(", ")
 }
 
 /** A proposal's `undo`: the window as a duration, or `never` unless it is an object with a `window`. */
