@@ -79,13 +79,15 @@ describe.skipIf(!up)("postgres", () => {
 
     it("lets exactly floor(limit/amount) through across several processes", async () => {
       const k = fresh("procs")
+      // Processes take about a second to start; all of them begin reserving at one instant.
+      const startAt = Date.now() + 2500
       const tallies = await Promise.all([0, 1, 2].map((p) =>
-        raceProcess({ store: "pg", target: schema, key: k, idPrefix: `${k}-p${p}`, n: 40, limit: "20", amount: "3" })
+        raceProcess({ store: "pg", target: schema, key: k, idPrefix: `${k}-p${p}`, n: 60, limit: "300", amount: "3", slowMs: 2, startAt })
       ))
       expect(tallies.flatMap((t) => t.other)).toEqual([])
-      expect(tallies.reduce((s, t) => s + t.ok, 0)).toBe(6)
-      expect(tallies.reduce((s, t) => s + t.exhausted, 0)).toBe(120 - 6)
-      expect(await used(k)).toBe(18n)
+      expect(tallies.reduce((s, t) => s + t.ok, 0)).toBe(100)
+      expect(tallies.reduce((s, t) => s + t.exhausted, 0)).toBe(180 - 100)
+      expect(await used(k)).toBe(300n)
     })
 
     it("keeps consumption and reservations across closing and reopening the pool", async () => {

@@ -77,13 +77,15 @@ describe("Reservations (sqlite, durable)", () => {
   it("lets exactly floor(limit/amount) reserves through across several processes", async () => {
     const file = join(dir, "procs.db")
     await used(file, "warm") // creates the schema before the processes start
-    const tallies = await Promise.all([0, 1, 2].map((p) =>
-      raceProcess({ store: "sqlite", target: file, key: "shared", idPrefix: `p${p}`, n: 40, limit: "20", amount: "3" })
+    // Processes take about a second to start; all of them begin reserving at one instant.
+      const startAt = Date.now() + 2500
+      const tallies = await Promise.all([0, 1, 2].map((p) =>
+      raceProcess({ store: "sqlite", target: file, key: "shared", idPrefix: `p${p}`, n: 60, limit: "300", amount: "3", slowMs: 2, startAt })
     ))
     expect(tallies.flatMap((t) => t.other)).toEqual([])
-    expect(tallies.reduce((s, t) => s + t.ok, 0)).toBe(6)
-    expect(tallies.reduce((s, t) => s + t.exhausted, 0)).toBe(120 - 6)
-    expect(await used(file, "shared")).toBe(18n)
+    expect(tallies.reduce((s, t) => s + t.ok, 0)).toBe(100)
+    expect(tallies.reduce((s, t) => s + t.exhausted, 0)).toBe(180 - 100)
+    expect(await used(file, "shared")).toBe(300n)
   })
 
   it("leaves nothing behind when the process is killed mid-transaction", async () => {

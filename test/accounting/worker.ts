@@ -3,6 +3,8 @@
 // transaction, says so, and waits to be killed before committing.
 // Run: node --import tsx test/accounting/worker.ts '<json args>'
 import { Effect, Layer } from "effect"
+import { ReservationStore } from "../../src/accounting/backend.js"
+import { makeReservations } from "../../src/accounting/core.js"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
 import type { StoreError } from "../../src/accounting/store-error.js"
 import * as PgStore from "../../src/store/postgres/client.js"
@@ -20,17 +22,33 @@ interface Args {
   readonly n: number
   readonly limit: string
   readonly amount: string
+  /** Pause inside each reserve's transaction after reading usage, so processes overlap (race mode). */
+  readonly slowMs?: number
+  /** Wall-clock ms at which to start, so that every process races at once (race mode). */
+  readonly startAt?: number
 }
 
 const args = JSON.parse(process.argv[2]) as Args
 
-export const storeLayer = (store: Args["store"], target: string): Layer.Layer<Reservations | Atomic, StoreError> =>
+const storeLayer = (store: Args["store"], target: string): Layer.Layer<ReservationStore | Atomic, StoreError> =>
   store === "sqlite"
-    ? SqliteReservations.layer.pipe(Layer.provideMerge(SqliteStore.layer(target)))
-    : PgReservations.layer.pipe(Layer.provideMerge(PgStore.layer({ schema: target, maxConnections: 4 })))
+    ? SqliteReservations.storeLayer.pipe(Layer.provideMerge(SqliteStore.layer(target)))
+    : PgReservations.storeLayer.pipe(Layer.provideMerge(PgStore.layer({ schema: target, maxConnections: 4 })))
+
+// The real decision over the real store, with an optional pause between reading and writing that
+// widens the window in which another process could interleave.
+const reservations = Layer.effect(
+  Reservations,
+  Effect.map(ReservationStore, (b) =>
+    makeReservations({
+      ...b,
+      lockUsage: (keys) => Effect.tap(b.lockUsage(keys), () => Effect.sleep(args.slowMs ?? 0))
+    }))
+)
 
 const race = Effect.gen(function*() {
   const r = yield* Reservations
+  yield* Effect.sleep(Math.max(0, (args.startAt ?? 0) - Date.now()))
   const results = yield* Effect.forEach(
     Array.from({ length: args.n }, (_, i) => i),
     (i) =>
@@ -65,7 +83,7 @@ const hang = Effect.gen(function*() {
   }))
 })
 
-Effect.runPromise((args.mode === "race" ? race : hang).pipe(Effect.provide(storeLayer(args.store, args.target)))).then(
+Effect.runPromise((args.mode === "race" ? race : hang).pipe(Effect.provide(reservations.pipe(Layer.provideMerge(storeLayer(args.store, args.target)))))).then(
   () => process.exit(0),
   (e) => {
     process.stderr.write(String(e) + "\n")
