@@ -13,7 +13,7 @@
 // Non-durable state lives in this module only: the admission lock, the stop signals of running
 // operations, the reversals running now, and revokes that could not be persisted (still honored
 // for as long as the process runs, section 9). A restart loses exactly these, as section 14.1 says.
-import { Clock, Context, Deferred, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option } from "effect"
 import { Atomic, LimitExhausted, type LimitSpec, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
@@ -537,9 +537,11 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       if (a._tag === "pending") {
         return yield* reply({ _tag: "tally", tally: yield* sign(signPending(checked.id, leaf.id, K.op, a.acc)), res: Option.none() })
       }
-      // Step 11: perform the operation; step 12: sign and persist the tally.
+      // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
+      // work runs to its tally on its own fiber: a caller that goes away (a dropped connection)
+      // neither cancels it nor leaves its record pending.
       const accepted = a.accepted
-      const answer = yield* Effect.gen(function*() {
+      const work = yield* Effect.forkDaemon(Effect.gen(function*() {
         if (K.op === "sys/tallies") {
           const outcome = yield* performTallies(accepted, checked.json, chain).pipe(
             Effect.catchAll(() => Effect.succeed({ st: "failed", code: STORE_UNAVAILABLE } as Outcome))
@@ -549,8 +551,8 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
         if (K.op === "sys/undo") return yield* performUndo(accepted, checked.json, chain, a.stop)
         const outcome = yield* runApplication(operation("forward", accepted, checked.json, a.stop, Option.none()))
         return yield* finish(accepted, outcome, Effect.void)
-      }).pipe(Effect.ensuring(Effect.sync(() => running.delete(checked.id))))
-      return yield* reply(answer)
+      }).pipe(Effect.ensuring(Effect.sync(() => running.delete(checked.id)))))
+      return yield* Effect.flatMap(Fiber.join(work), (answer) => reply(answer))
     })
 
   // -------------------------------------------------------------------------------------------
@@ -675,6 +677,13 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
         ? found.value
         : { st: "failed", code: "unknown_outcome" }
       const answer = yield* finish(p, outcome, Effect.void)
+      // The call's audit entry: the crash lost the one it would have had when answered (9.3).
+      yield* audit({
+        time: yield* nowSeconds, kind: "call", identity: p.call, unparsed: null, principal: null, peer: null,
+        root: null, leaf: p.leaf, op: p.op, outcome: answer._tag === "tally" ? String(answer.tally.st) : "error",
+        reason: outcome.st === "ok" ? null : (outcome.code ?? null),
+        signed: answer._tag === "tally" ? identity(answer.tally) : null
+      })
       if (answer._tag === "tally" && answer.tally.st === "pending") {
         return yield* Effect.fail(
           new StoreError({ operation: "writ.recover", message: `pending record ${p.call} could not be resolved` })

@@ -8,7 +8,7 @@ import * as Clock from "effect/Clock"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { type Json, type JsonObject, parseJson } from "../../kernel/json.js"
 import { Signer } from "../../kernel/services.js"
-import { canonicalText } from "../sign.js"
+import { canonicalText, identity } from "../sign.js"
 import { Received } from "../verify.js"
 import { callAnswerJson, type CallAnswer, type ExecutorService, makeExecutor, revokeAnswerJson } from "./executor.js"
 import { Application, Forwarder, type Operation, type Outcome, Peer, PeerBindings, RootPolicy } from "./services.js"
@@ -112,6 +112,11 @@ export interface ScenarioResult {
   readonly failures: ReadonlyArray<StepFailure>
 }
 
+/** How long a call may go unanswered, without its application holding it, before it counts as in flight. */
+const WAIT_SECONDS = 3
+
+const isObject = (v: Json): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v)
+
 const hexBytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g)!.map((h) => parseInt(h, 16)))
 
 const toOutcome = (app: ScriptedApp): Outcome => ({
@@ -182,7 +187,7 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
 
     const services = Context.make(Signer, Signer.make(hexBytes(scenario.executor.seed))).pipe(
       Context.add(Application, application),
-      Context.add(RootPolicy, Context.get(Context.make(RootPolicy, { accepts: (k: string) => Effect.succeed(scenario.executor.accept.includes(k)) }), RootPolicy)),
+      Context.add(RootPolicy, { accepts: (k: string) => Effect.succeed(scenario.executor.accept.includes(k)) }),
       Context.add(PeerBindings, {
         speaksFor: (p: string, k: string) => Effect.succeed((scenario.executor.peers?.[p] ?? []).includes(k))
       }),
@@ -221,10 +226,14 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
           current = { index, app: step.app, entered }
           const peer = step.peer === undefined ? Peer.none : Peer.named(step.peer)
           const fiber = yield* Effect.forkDaemon(withTime(executor.call(new Received(canonicalText(step.call)), peer)))
-          const first = yield* Effect.raceFirst(
+          // In flight: the application holds it, or it was accepted and waits (a sys/undo behind a
+          // running reversal of the same tally, section 8.1) past a generous quiet period.
+          const callId = isObject(step.call) ? identity(step.call) : ""
+          const first = yield* Effect.raceAll([
             Effect.map(Fiber.join(fiber), (answer) => ({ _tag: "answer" as const, answer })),
-            Effect.map(Deferred.await(entered), (callId) => ({ _tag: "held" as const, callId }))
-          )
+            Effect.map(Deferred.await(entered), (callId) => ({ _tag: "held" as const, callId })),
+            Effect.as(Effect.sleep(Duration.seconds(WAIT_SECONDS)), { _tag: "held" as const, callId })
+          ])
           if (first._tag === "held") {
             fibers.set(first.callId, fiber)
             compare(index, step, { inflight: true })
