@@ -36,3 +36,12 @@ export const signingInput = (typ: ObjectType, v: number, o: JsonObject): Uint8Ar
 
 /** Section 1.5: the identity of a signed object, the hash of its whole canonical form, `sig` included. */
 export const identity = (o: JsonObject): string => hashOf(o)
+
+/** Identities by object type (section 1.5); one function underneath, named for the reader. */
+export const writIdentity: (writ: JsonObject) => string = identity
+export const callIdentity: (call: JsonObject) => string = identity
+export const tallyIdentity: (tally: JsonObject) => string = identity
+export const revokeIdentity: (revoke: JsonObject) => string = identity
+export const ackIdentity: (ack: JsonObject) => string = identity
+/** `out` of a tally or an ack: the hash of a result body's canonical form (sections 6, 9.4). */
+export const bodyHash: (body: Json) => string = hashOf

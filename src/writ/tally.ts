@@ -5,7 +5,7 @@ import type { Json, JsonObject } from "../kernel/json.js"
 import { has, isInteger, isJsonObject } from "./bound.js"
 import { checkChild, checkDepth } from "./chain.js"
 import { isStandingOp } from "./call.js"
-import { WritError, writError } from "./reason.js"
+import { type WritError, writError } from "./reason.js"
 import { hashOf } from "./sign.js"
 import {
   binaryValue,
@@ -309,4 +309,3 @@ export const verifyTally = (
 ): Effect.Effect<CheckedTally, WritError> =>
   Effect.flatMap(verifyTallyTree(input, ctx, body), (r) => (r.verdict === "valid" ? Effect.succeed(r.tally) : Effect.fail(r.error)))
 
-export { WritError }

@@ -1,0 +1,47 @@
+// Writ v0.1 (spec ../shared/reference/writ/writ-v0.1.md): the public API.
+//
+// Reason codes    reason.ts   `WritReason` (section 11, one Schema.Literal union), `WritError`
+//                             { reason, path?, message }: every check below fails with it.
+// Objects         writ.ts call.ts tally.ts revoke.ts ack.ts: one Schema per object (`Writ`,
+//                 `Call`, `Tally`, `Revoke`, `Ack`, plus `Unsigned*`) for the canonical wire value,
+//                 and an `ObjectSpec` (section 6.1 member table) per type.
+// Inputs          `Received(bytes)` for bytes from outside (section 1.1 applied while reading),
+//                 or a parsed `Json` value already read strictly as part of a larger object.
+// Section 6.1     verify.ts `checkObject` (steps 1 to 5) and `verifyObject` (+ step 6); per type
+//                 `checkWrit`/`verifyWrit`, `checkCall`, `checkTally`/`verifyTallyObject`,
+//                 `checkRevoke`, `checkAckObject`/`verifyAck`.
+// Bounds (3)      bound.ts `checkBound`, `narrows`, `satisfies`, `prefixMatches`, `checkBounds`
+//                 (3.2 reserved names), `checkArgs` (7.2: `missing_arg` then `out_of_bounds`).
+// Chains (4)      chain.ts `verifyChain` (the operation), `verifyChainWrits` (7 step 2, first
+//                 half), `checkChainLinks` (7 step 3), `checkChild`, `checkDepth`, `checkExpiry`.
+// Calls (5, 7)    call.ts, each a separate Effect for the executor to compose in section 7 order:
+//                   step 1 `checkCall(Received)`            -> CheckedCall (unsigned error on failure)
+//                   step 2 `verifyCallSignatures(call)`     -> the chain's CheckedWrits, then K.sig
+//                   step 3 `checkCallChain(chain)`
+//                   step 4 `checkCallExpiry(chain, now)`    (forward only)
+//                   step 8 `checkForward(call, chain)`      (no_standing, forbidden_op, 7.2)
+//                          `checkStanding(call, chain, ops)` (no_standing, forbidden_op)
+//                 and `verifyCall` (the `verify_call` vector operation) composing them.
+// Tallies (6.2)   tally.ts `verifyTallyTree` -> verdict valid / signed_unauthorized / unverifiable
+//                 with the reason; `verifyTally` (fails unless valid); `checkTallyTree`.
+// Revokes (9.1)   revoke.ts `verifyRevoke`, `revokeCovers`.
+// Acks (9.4)      ack.ts `checkAck` (steps 1 to 7; `revoked` at step 7), `checkAckVerdict`.
+// Identity (1.5)  sign.ts `signingInput` (1.4), `identity`, `writIdentity`, `callIdentity`,
+//                 `tallyIdentity`, `revokeIdentity`, `ackIdentity`, `bodyHash`, `canonicalText`.
+// Issuing         issue.ts with the kernel `Signer` and `Random` services: `issueRoot`,
+//                 `holdChain` -> `HeldWrit`, `delegate(held, narrowing)` (section 7.5: no function
+//                 signs a writ given as data), `makeCall`, `signTally`, `signPendingTally`,
+//                 `makeRevoke`, `makeAck`.
+// Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
+export * from "./reason.js"
+export * from "./bound.js"
+export * from "./sign.js"
+export * from "./verify.js"
+export * from "./writ.js"
+export * from "./chain.js"
+export * from "./call.js"
+export * from "./tally.js"
+export * from "./revoke.js"
+export * from "./ack.js"
+export * from "./issue.js"
+export * from "./conformance.js"
