@@ -33,7 +33,7 @@ describe("fitting", () => {
     expect(f.reply.more).toEqual([
       { handle: "h_0", path: "data.events", remaining: 40 - kept.length, est: est(lensValue({ items: rows(40).slice(kept.length) })) }
     ])
-    expect(f.elided).toEqual([{ handle: "h_0", path: "data.events", kind: "items", items: rows(40).slice(kept.length) }])
+    expect(f.elided).toEqual([{ handle: "h_0", path: "data.events", kind: "items", items: rows(40).slice(kept.length), whole: false }])
     // It stopped as soon as it fit: the previous halving step was over budget.
     const once = fitReply(reply, cost({ ...f.reply, data: { events: rows(40).slice(0, kept.length * 2) } }) - 1, ids())
     expect((once.reply.data as any).events.length).toBeLessThanOrEqual(kept.length)
@@ -79,13 +79,11 @@ describe("fitting", () => {
     expect((f.reply.more as any)[0].handle).toBe("h_0")
     expect((f.reply.more as any)[0].remaining).toBe(64 - (f.reply.data as any).events.length)
   })
-  it("handles inside items that a later halving drops are removed with them", () => {
+  it("an outer array is always larger than anything inside it, so it is halved first", () => {
     const data = { rows: [{ tags: Array.from({ length: 50 }, (_, i) => `tag${i}`) }, { tags: ["a"] }] }
     const f = fitReply({ kind: "ANSWER", data }, 1, ids())
     expect(f.reply.data).toEqual({ rows: [] })
     expect(f.reply.more).toEqual([{ handle: "h_0", path: "data.rows", remaining: 2, est: est(lensValue({ items: data.rows })) }])
-    expect(f.elided.map((e) => e.handle)).toEqual(["h_0"])
-    // the remainder is the original, not the partly elided copy
     expect((f.elided[0] as any).items).toEqual(data.rows)
   })
   it("keeps the reply's own more entries and never mutates its input", () => {
@@ -139,7 +137,12 @@ describe("deep roots before list roots", () => {
     expect(listMore.remaining).toBe(6 - out.length)
     const el = f.elided.find((e) => e.path === "proposals") as Extract<Elided, { kind: "items" }>
     expect(el.items).toEqual(ps.slice(out.length))
-    // no handle survives for data inside dropped proposals
+    // handles were issued for the data of proposals that were later dropped, and none survives
+    let issued = 0
+    const g = fitReply({ kind: "PROPOSALS", proposals: ps }, 120, () => `h_${issued++}`)
+    expect(g).toEqual(fitReply({ kind: "PROPOSALS", proposals: ps }, 120, ids()))
+    expect(issued).toBeGreaterThan((g.reply.more as Array<unknown>).length)
+    expect(g.elided.length).toBe((g.reply.more as Array<unknown>).length)
     for (const m of f.reply.more as Array<any>) {
       const idx = /^proposals\.(\d+)\./.exec(m.path)
       if (idx) expect(Number(idx[1])).toBeLessThan(out.length)
@@ -176,6 +179,18 @@ describe("EXPAND", () => {
     expect(slice.reply.kind).toBe("ANSWER")
     expect(cost(slice.reply)).toBeLessThanOrEqual(150)
     expect((slice.reply.more as Array<any>)[0]).toMatchObject({ handle: "h_next", path: "data.items" })
+  })
+  it("a slice of proposals drops whole proposals and never elides inside one", () => {
+    const ps = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => proposal(i, { lines: rows(3) }))
+    const f = fitReply({ kind: "PROPOSALS", proposals: ps }, 150, ids())
+    const el = f.elided.find((e) => e.path === "proposals")!
+    expect(el).toMatchObject({ kind: "items", whole: true })
+    const slice = expandSlice(el, 200, () => "h_next")
+    const items = (slice.reply.data as any).items as Array<unknown>
+    expect(items.length).toBeGreaterThan(0)
+    expect(items).toEqual((el as any).items.slice(0, items.length))
+    expect(slice.reply.more).toEqual([expect.objectContaining({ handle: "h_next", path: "data.items" })])
+    expect((slice.elided[0] as any).whole).toBe(true)
   })
   it("a text slice is {data: {text}}", () => {
     const s = "x,".repeat(500)

@@ -37,7 +37,14 @@ export interface More {
 
 /** What an `EXPAND` of a handle returns: the elided items of an array, or the rest of a string. */
 export type Elided =
-  | { readonly handle: string; readonly path: string; readonly kind: "items"; readonly items: ReadonlyArray<unknown> }
+  | {
+      readonly handle: string
+      readonly path: string
+      readonly kind: "items"
+      readonly items: ReadonlyArray<unknown>
+      /** Items of a list root (proposals, capabilities): an EXPAND slice may only drop whole ones. */
+      readonly whole: boolean
+    }
   | { readonly handle: string; readonly path: string; readonly kind: "text"; readonly text: string }
 
 export interface Fitted {
@@ -81,8 +88,18 @@ const setAt = (root: unknown, path: Path, value: unknown): void => {
 const codePoints = (s: string): Array<string> => Array.from(s)
 const size = (v: unknown): number => (JSON.stringify(v) ?? "").length
 
+export interface FitOptions {
+  /**
+   * The reply is an EXPAND slice of a list root's items (`data.items`): those are proposals or
+   * capabilities, which must reach the model unaltered, so the slice may only drop whole trailing
+   * items, never elide inside one.
+   */
+  readonly wholeItems?: boolean
+}
+
 /** The deep roots of a reply (§8): where anything may be elided. */
-export const deepRoots = (reply: unknown): ReadonlyArray<Path> => {
+export const deepRoots = (reply: unknown, options: FitOptions = {}): ReadonlyArray<Path> => {
+  if (options.wholeItems === true) return []
   const kind = get(reply, "kind")
   if (kind === "ANSWER" && isObject(reply) && has(reply, "data")) return [["data"]]
   if (kind === "RECEIPT") {
@@ -102,7 +119,8 @@ export const deepRoots = (reply: unknown): ReadonlyArray<Path> => {
 }
 
 /** The list roots of a reply (§8): whole trailing entries may be dropped, nothing else. */
-export const listRoots = (reply: unknown): ReadonlyArray<Path> => {
+export const listRoots = (reply: unknown, options: FitOptions = {}): ReadonlyArray<Path> => {
+  if (options.wholeItems === true) return [["data", "items"]]
   const kind = get(reply, "kind")
   if (kind === "PROPOSALS") return [["proposals"]]
   if (kind === "BRIEF") return [["capabilities"]]
@@ -126,6 +144,12 @@ interface Candidate {
 }
 
 const pathKey = (p: Path): string => JSON.stringify(p)
+const isListRoot = (p: Path, options: FitOptions): boolean => {
+  const k = pathKey(p)
+  return options.wholeItems === true
+    ? k === pathKey(["data", "items"])
+    : k === pathKey(["proposals"]) || k === pathKey(["capabilities"])
+}
 const dotted = (p: Path): string => p.join(".")
 
 /** Pre-order walk of a deep root collecting every array with items and every string still over 200 code points. */
@@ -147,13 +171,13 @@ const largest = (cs: ReadonlyArray<Candidate>): Candidate | undefined =>
   cs.reduce<Candidate | undefined>((best, c) => (best === undefined || c.size > best.size ? c : best), undefined)
 
 /** Everything still elidable in `work`: deep candidates first, list roots only when there are none. */
-const nextCandidate = (work: unknown, recs: ReadonlyMap<string, Rec>): Candidate | undefined => {
+const nextCandidate = (work: unknown, recs: ReadonlyMap<string, Rec>, options: FitOptions): Candidate | undefined => {
   const deep: Array<Candidate> = []
-  for (const root of deepRoots(work)) collect(at(work, root), root, recs, deep)
+  for (const root of deepRoots(work, options)) collect(at(work, root), root, recs, deep)
   const d = largest(deep)
   if (d !== undefined) return d
   const lists: Array<Candidate> = []
-  for (const root of listRoots(work)) {
+  for (const root of listRoots(work, options)) {
     const v = at(work, root)
     if (Array.isArray(v) && v.length > 0) lists.push({ path: root, kind: "items", size: size(v) })
   }
@@ -171,7 +195,7 @@ const isInside = (inner: Path, outer: Path, fromIndex: number): boolean =>
   (inner[outer.length] as number) >= fromIndex
 
 /** The fitting algorithm; yields whenever it needs a fresh handle and receives it. */
-export function* fitSteps(reply: unknown, budget: number): Generator<void, Fitted, string> {
+export function* fitSteps(reply: unknown, budget: number, options: FitOptions = {}): Generator<void, Fitted, string> {
   const work = cloneJson(isObject(reply) ? reply : {}) as Record<string, unknown>
   const existing = get(work, "more")
   const more: Array<More> = Array.isArray(existing) ? (existing as Array<More>) : []
@@ -182,7 +206,7 @@ export function* fitSteps(reply: unknown, budget: number): Generator<void, Fitte
   }
   for (;;) {
     if (est(lensReply(withMore())) <= budget) break
-    const c = nextCandidate(work, recs)
+    const c = nextCandidate(work, recs, options)
     if (c === undefined) break // nothing left to elide
     const key = pathKey(c.path)
     let rec = recs.get(key)
@@ -228,7 +252,7 @@ export function* fitSteps(reply: unknown, budget: number): Generator<void, Fitte
   for (const r of recs.values()) {
     elided.push(
       r.kind === "items"
-        ? { handle: r.handle, path: r.entry.path, kind: "items", items: r.original.slice(r.kept) }
+        ? { handle: r.handle, path: r.entry.path, kind: "items", items: r.original.slice(r.kept), whole: isListRoot(r.path, options) }
         : { handle: r.handle, path: r.entry.path, kind: "text", text: (r.original as ReadonlyArray<string>).slice(r.kept).join("") }
     )
   }
@@ -236,8 +260,8 @@ export function* fitSteps(reply: unknown, budget: number): Generator<void, Fitte
 }
 
 /** Drive {@link fitSteps} with handles from a synchronous source (tests, deterministic corpora). */
-export const fitReply = (reply: unknown, budget: number, nextHandle: () => string): Fitted => {
-  const steps = fitSteps(reply, budget)
+export const fitReply = (reply: unknown, budget: number, nextHandle: () => string, options: FitOptions = {}): Fitted => {
+  const steps = fitSteps(reply, budget, options)
   let r = steps.next()
   while (!r.done) r = steps.next(nextHandle())
   return r.value
@@ -249,9 +273,9 @@ export const randomHandle: Effect.Effect<string, never, Random> = Effect.flatMap
 )
 
 /** {@link fitReply} with handles drawn from the `Random` service. */
-export const fitReplyEffect = (reply: unknown, budget: number): Effect.Effect<Fitted, never, Random> =>
+export const fitReplyEffect = (reply: unknown, budget: number, options: FitOptions = {}): Effect.Effect<Fitted, never, Random> =>
   Effect.gen(function* () {
-    const steps = fitSteps(reply, budget)
+    const steps = fitSteps(reply, budget, options)
     let r = steps.next()
     while (!r.done) r = steps.next(yield* randomHandle)
     return r.value
