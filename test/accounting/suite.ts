@@ -2,7 +2,7 @@
 // file supplies a Harness: a Layer over fresh state, the raw backend over the same state (for fault
 // injection by wrapping), and a "caller's own store" (a table, or a journaled map) to show that
 // Atomic makes the caller's write and the reserve one step.
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ReservationBackend } from "../../src/accounting/backend.js"
@@ -266,6 +266,26 @@ export const reservationSuite = <R>(h: Harness<R>) =>
       ))
       expect(await run(h.callerHas(rec2))).toBe(true)
       expect(await used(k3)).toBe(0n)
+    })
+
+    it("undoes an interrupted step", async () => {
+      const [k, id, rec] = [fresh("k"), fresh("id"), fresh("rec")]
+      await run(Effect.gen(function*() {
+        const a = yield* Atomic
+        const r = yield* Reservations
+        const reserved = yield* Deferred.make<void>()
+        const fiber = yield* Effect.fork(a.transaction(Effect.gen(function*() {
+          yield* h.callerWrite(rec)
+          yield* r.reserve({ id, limits: [lim(k, 5, 5)], onFailure: "consume" })
+          yield* Deferred.succeed(reserved, undefined)
+          return yield* Effect.never
+        })))
+        yield* Deferred.await(reserved)
+        yield* Fiber.interrupt(fiber)
+      }))
+      expect(await used(k)).toBe(0n)
+      expect(await svc((r) => r.get(id))).toEqual(Option.none())
+      expect(await run(h.callerHas(rec))).toBe(false)
     })
 
     it("lets exactly floor(limit/amount) of many racing fibers reserve", async () => {

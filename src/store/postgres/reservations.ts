@@ -50,8 +50,10 @@ export const makePgBackend = (sql: SqlClient.SqlClient): ReservationBackend => {
         (rows) => new Map(rows.map((r) => [r.key, BigInt(r.used)] as const))
       )),
     addUsage: (deltas) =>
-      op("addUsage", Effect.forEach(deltas, ([key, delta]) =>
-        sql`UPDATE accounting_usage SET used = used + ${delta.toString()}::numeric WHERE key = ${key}`, { discard: true })),
+      deltas.length === 0 ? Effect.void : op("addUsage", sql`
+        UPDATE accounting_usage AS u SET used = u.used + d.delta
+        FROM unnest(${deltas.map(([k]) => k)}::text[], ${deltas.map(([, d]) => d.toString())}::numeric[]) AS d(key, delta)
+        WHERE u.key = d.key`.pipe(Effect.asVoid)),
     insert: (r: Reservation) => {
       const row = encodeRow(r)
       return op("insert", sql`INSERT INTO accounting_reservations (id, on_failure, state, limits, consumed)

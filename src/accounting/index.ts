@@ -1,0 +1,8 @@
+// The accounting core: Reservations (reserve -> commit | release | settleFailure, all or nothing
+// over several limit keys), the Atomic transaction boundary, the shared StoreError, and exact
+// decimal helpers. Store Layers live in src/store/{memory,sqlite,postgres}.
+export * from "./reservations.js"
+export { storeError } from "./store-error.js"
+export { type ReservationBackend, ReservationStore } from "./backend.js"
+export { layer as reservationsLayer, makeReservations } from "./core.js"
+export { compareDecimal, rescale } from "./decimal.js"
