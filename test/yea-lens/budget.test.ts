@@ -51,6 +51,11 @@ describe("fitting", () => {
     expect((f.reply.data as any).big).toEqual(rows(15))
     expect((f.reply.more as any)[0].path).toBe("data.big")
   })
+  it("on a tie in size, the first candidate in document order goes first", () => {
+    const reply = { kind: "ANSWER", data: { a: [11, 12, 13, 14], b: [21, 22, 23, 24] } }
+    const f = fitReply(reply, cost(reply) - 1, ids())
+    expect(f.reply.data).toEqual({ a: [11, 12], b: [21, 22, 23, 24] })
+  })
   it("cuts a long string to max(200, floor(len/2)) code points plus …", () => {
     const s = "x,".repeat(500) // 1000 code points, 1000 tokens
     const budget = cost({ kind: "ANSWER", data: { t: s.slice(0, 500) + "…" } }) + 40 // + its More line
