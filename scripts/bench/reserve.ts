@@ -136,7 +136,7 @@ export const run = async (args: Array<string>): Promise<void> => {
   try {
     await benchStore(
       "sqlite (1 connection)",
-      Layer.mergeAll(SqliteReservations.layer).pipe(Layer.provideMerge(SqliteStore.layer(join(dir, "bench.db")))),
+      SqliteReservations.layer.pipe(Layer.provideMerge(SqliteStore.layer(join(dir, "bench.db")))),
       n,
       1,
       runId

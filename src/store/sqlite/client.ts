@@ -8,6 +8,10 @@
 // SQLite then fails the write with SQLITE_BUSY instead of waiting. Writing first takes the file's
 // write lock at once (waiting up to busy_timeout), which is what BEGIN IMMEDIATE would do: each
 // atomic step then runs alone against the file, across processes, so read-check-write is race-free.
+//
+// Open ONE layer per file per process and share it: better-sqlite3 waits for a busy lock
+// synchronously, so a second connection in the same process waiting for the first's write lock
+// would block the event loop that the first needs to finish its transaction.
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
