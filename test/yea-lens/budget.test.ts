@@ -52,9 +52,17 @@ describe("fitting", () => {
     expect((f.reply.more as any)[0].path).toBe("data.big")
   })
   it("on a tie in size, the first candidate in document order goes first", () => {
-    const reply = { kind: "ANSWER", data: { a: [11, 12, 13, 14], b: [21, 22, 23, 24] } }
-    const f = fitReply(reply, cost(reply) - 1, ids())
-    expect(f.reply.data).toEqual({ a: [11, 12], b: [21, 22, 23, 24] })
+    const a = Array.from({ length: 40 }, (_, i) => 100 + i)
+    const b = Array.from({ length: 40 }, (_, i) => 200 + i)
+    const reply = { kind: "ANSWER", data: { a, b } }
+    const expected = {
+      kind: "ANSWER",
+      data: { a: a.slice(0, 20), b },
+      more: [{ handle: "h_0", path: "data.a", remaining: 20, est: est(lensValue({ items: a.slice(20) })) }]
+    }
+    // halving b instead would cost exactly the same: only the order decides
+    expect(cost(expected)).toBeLessThan(cost(reply))
+    expect(fitReply(reply, cost(expected), ids()).reply).toEqual(expected)
   })
   it("cuts a long string to max(200, floor(len/2)) code points plus …", () => {
     const s = "x,".repeat(500) // 1000 code points, 1000 tokens
