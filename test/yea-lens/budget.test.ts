@@ -99,6 +99,10 @@ describe("fitting", () => {
     expect(f.reply.more).toEqual([{ handle: "h_0", path: "data.rows", remaining: 2, est: est(lensValue({ items: data.rows })) }])
     expect((f.elided[0] as any).items).toEqual(data.rows)
   })
+  it("leaves a malformed more alone when nothing is elided", () => {
+    const reply = { kind: "ANSWER", data: 1, more: "x" }
+    expect(fitReply(reply, 100, ids()).reply).toEqual(reply)
+  })
   it("keeps the reply's own more entries and never mutates its input", () => {
     const reply = { kind: "ANSWER", data: { events: rows(40) }, more: [{ handle: "h_x", path: "data.z", remaining: 1, est: 1 }] }
     const copy = structuredClone(reply)

@@ -201,7 +201,8 @@ export function* fitSteps(reply: unknown, budget: number, options: FitOptions = 
   const more: Array<More> = Array.isArray(existing) ? (existing as Array<More>) : []
   const recs = new Map<string, Rec>()
   const withMore = (): Record<string, unknown> => {
-    if (more.length > 0 || existing !== undefined) define(work, "more", more)
+    // A malformed `more` the reply came with is left alone unless entries must be added.
+    if (more.length > 0 || Array.isArray(existing)) define(work, "more", more)
     return work
   }
   for (;;) {
