@@ -1,0 +1,161 @@
+// `writ serve`: one executor (src/writ/executor) over the HTTP binding, with the embedded SQLite
+// stores (one file, WAL). On start it resolves every pending record left by a crash (section 9)
+// before it listens, so no request is answered from a state recovery has not settled.
+//
+// Inputs are files, read through @effect/platform's FileSystem: the executor's key (64 hex
+// digits, readable by its owner only, as `mandate keygen` writes it), an optional bindings file
+// (transport identity -> keys, section 7.6) and the handler module, which exports the
+// ApplicationService that performs operations (as `default` or `application`).
+import { FileSystem } from "@effect/platform"
+import { Data, Effect, Layer, Option, type Scope } from "effect"
+import { resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { didKeyFromPublicKey, publicKeyFromDidKey } from "../../kernel/didkey.js"
+import { publicKeyFromSeed } from "../../kernel/ed25519.js"
+import { parseJson } from "../../kernel/json.js"
+import { Signer } from "../../kernel/services.js"
+import * as SqliteWrit from "../../store/sqlite/writ-stores.js"
+import { Executor, layer as executorLayer } from "../../writ/executor/executor.js"
+import { Application, type ApplicationService, RootPolicy } from "../../writ/executor/services.js"
+import { type ClientTls, httpForwarder } from "./client.js"
+import { parseBindings, transportPeerBindings, type TransportBindings } from "./peer.js"
+import { type RateLimitOptions, RevokeRateLimit } from "./rate-limit.js"
+import { listen, type TlsOptions } from "./server.js"
+
+export class ServeError extends Data.TaggedError("ServeError")<{
+  readonly code: string
+  readonly message: string
+}> {}
+
+export interface ServeOptions {
+  /** TCP port; 0 picks a free one. */
+  readonly port: number
+  readonly host?: string
+  /** The SQLite file of every store (created if absent). */
+  readonly storeFile: string
+  /** The executor's key file: 64 hex digits, mode 0600. */
+  readonly seedFile: string
+  /** Root keys the executor acts under (section 7.1). */
+  readonly roots: ReadonlyArray<string>
+  /** Path of the module exporting the ApplicationService. */
+  readonly handlerModule: string
+  /** Path of a bindings file, or the bindings themselves (section 7.6). */
+  readonly bindings?: string | TransportBindings
+  /** TLS, with `clientCa` for mTLS. File contents, not paths. */
+  readonly tls?: TlsOptions
+  /** Executors below: holder did:key -> endpoint URL, for forwarding revokes (section 9.1). */
+  readonly forward?: Readonly<Record<string, string>>
+  /** Client TLS used when forwarding. */
+  readonly forwardTls?: ClientTls
+  /** Revoke intake per peer (section 12). Default: burst 60, 10 per second. */
+  readonly revokeRate?: RateLimitOptions
+  /** Endpoint path. Default "/writ". */
+  readonly path?: string
+  /** Appendix B `act`. */
+  readonly act?: ReadonlyArray<string>
+  /** Appendix B `endpoint` (default: the URL it listens on). */
+  readonly publicUrl?: string
+}
+
+export interface RunningExecutor {
+  readonly did: string
+  readonly url: string
+  readonly port: number
+  /** Pending records resolved at start (section 9). */
+  readonly resolved: number
+}
+
+const HEX = /^[0-9a-f]{64}$/
+
+/** Reads the executor's key file (as `mandate keygen` writes it). */
+export const readSeedFile = (path: string): Effect.Effect<Uint8Array, ServeError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.mapError(fs.stat(path), (e) => new ServeError({ code: "mandate/unreadable", message: `${path}: ${e.message}` }))
+    if ((info.mode & 0o077) !== 0) {
+      return yield* Effect.fail(new ServeError({ code: "mandate/key_permissions", message: `${path}: key file readable by others; chmod 600` }))
+    }
+    const text = (yield* Effect.mapError(fs.readFileString(path), (e) => new ServeError({ code: "mandate/unreadable", message: `${path}: ${e.message}` }))).trim()
+    if (!HEX.test(text)) return yield* Effect.fail(new ServeError({ code: "mandate/bad_key_file", message: `${path}: a key file holds 64 lowercase hex digits` }))
+    return new Uint8Array(Buffer.from(text, "hex"))
+  })
+
+/** Reads a bindings file: `{"<transport identity>": ["did:key:...", ...], ...}`. */
+export const readBindingsFile = (path: string): Effect.Effect<TransportBindings, ServeError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* Effect.mapError(fs.readFileString(path), (e) => new ServeError({ code: "mandate/unreadable", message: `${path}: ${e.message}` }))
+    const parsed = parseJson(text, { integersOnly: true })
+    const bindings = parsed._tag === "Right" ? parseBindings(parsed.right) : Option.none()
+    if (Option.isNone(bindings)) {
+      return yield* Effect.fail(new ServeError({ code: "mandate/bad_bindings", message: `${path}: expected an object mapping transport identities to arrays of did:key` }))
+    }
+    return bindings.value
+  })
+
+/** Imports the handler module and takes its ApplicationService (`default` or `application`). */
+export const loadHandler = (path: string): Effect.Effect<ApplicationService, ServeError> =>
+  Effect.gen(function*() {
+    const mod = yield* Effect.tryPromise({
+      try: () => import(pathToFileURL(resolve(path)).href) as Promise<Record<string, unknown>>,
+      catch: (e) => new ServeError({ code: "mandate/bad_handler", message: `${path}: ${String(e)}` })
+    })
+    const candidate = (mod.application ?? mod.default) as Partial<ApplicationService> | undefined
+    if (candidate === undefined || candidate === null || typeof candidate.perform !== "function") {
+      return yield* Effect.fail(new ServeError({ code: "mandate/bad_handler", message: `${path}: exports no ApplicationService (default or application with perform)` }))
+    }
+    return candidate as ApplicationService
+  })
+
+/** Starts the executor within the scope: stores opened, pending records resolved, listening. */
+export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecutor, ServeError, Scope.Scope | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const seed = yield* readSeedFile(options.seedFile)
+    for (const r of options.roots) {
+      if (Option.isNone(publicKeyFromDidKey(r))) return yield* Effect.fail(new ServeError({ code: "mandate/bad_root", message: `not an Ed25519 did:key: ${r}` }))
+    }
+    const bindings = options.bindings === undefined
+      ? {}
+      : typeof options.bindings === "string"
+      ? yield* readBindingsFile(options.bindings)
+      : options.bindings
+    const app = yield* loadHandler(options.handlerModule)
+    const services = Layer.mergeAll(
+      Signer.fromSeed(seed),
+      Layer.succeed(Application, app),
+      RootPolicy.list(options.roots),
+      transportPeerBindings(bindings),
+      httpForwarder(options.forward ?? {}, options.forwardTls === undefined ? {} : { tls: options.forwardTls })
+    )
+    const stores = SqliteWrit.layer(options.storeFile)
+    const context = yield* Layer.build(
+      Layer.merge(
+        executorLayer.pipe(Layer.provide(Layer.merge(services, stores))),
+        RevokeRateLimit.layer(options.revokeRate ?? { burst: 60, perSecond: 10 })
+      )
+    ).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))
+    const executor = yield* Effect.provide(Executor, context)
+    // Section 9: every pending record is resolved before the first request is answered.
+    const resolved = yield* executor.recover.pipe(
+      Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message }))
+    )
+    const bound = yield* listen({
+      port: options.port,
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      path: options.path ?? "/writ",
+      bindings,
+      wellKnown: { endpoint: options.publicUrl ?? "", act: options.act ?? [] }
+    }).pipe(
+      Effect.provide(context),
+      Effect.mapError((e) => new ServeError({ code: "mandate/listen", message: String(e.cause ?? e) }))
+    )
+    return { did: didKeyFromPublicKey(publicKeyFromSeed(seed)), url: bound.url, port: bound.port, resolved }
+  })
+
+/** Runs the executor until interrupted; `onReady` sees where it listens. */
+export const serveExecutor = (
+  options: ServeOptions,
+  onReady: (r: RunningExecutor) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<never, ServeError, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.flatMap(startExecutor(options), (r) => Effect.zipRight(onReady(r), Effect.never)))

@@ -1,0 +1,254 @@
+// The HTTP binding of section 10, on @effect/platform's HttpServer over Node.
+//
+//   POST <path>  Content-Type application/writ+json (else 415), body one call or one revoke:
+//     - the body's byte length is bounded before it is read: a declared Content-Length over the
+//       limit is refused unread, and reading stops at the limit (section 1.6, `too_large`);
+//     - its nesting depth is scanned before it is parsed (section 1.1 rule 7, `too_large`);
+//     - it is then read strictly (section 1.1) and dispatched on `typ`: "revoke" to section 9.1,
+//       anything else to section 7, whose steps 1 and 2 name what is wrong with it;
+//     - a call: 200 {"tally","res"?}, or 400 {"error":reason} for section 7 steps 1 and 2;
+//     - a revoke: 200 {"tallies","ack","res","fwd"?}; 400 {"error":reason} when invalid; 503
+//       {"error":code} when it could not be persisted (section 9); 429 when the peer is over its
+//       revoke rate (section 12).
+//   GET /.well-known/writ  Appendix B.
+//
+// The peer (section 7.6) comes from the TLS connection only (./peer.ts), never from a header.
+// Every answer is the canonical form of its JSON, so a replay is answered byte for byte.
+import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Either, type Scope } from "effect"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import type { IncomingMessage } from "node:http"
+import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
+import { isJsonObject, type Json, parseJson, scanDepth } from "../../kernel/json.js"
+import { callAnswerJson, Executor, revokeAnswerJson } from "../../writ/executor/executor.js"
+import type { Peer } from "../../writ/executor/services.js"
+import { Received } from "../../writ/verify.js"
+import { peerOfRequest, type TransportBindings } from "./peer.js"
+import { RevokeRateLimit } from "./rate-limit.js"
+
+export const MEDIA_TYPE = "application/writ+json"
+/** Section 1.6: a call and a revoke are each at most 65536 canonical bytes. */
+export const DEFAULT_MAX_BODY = 65536
+/** Section 1.1 rule 7. */
+export const DEFAULT_MAX_DEPTH = 64
+
+/** Implementation codes of this binding (section 11: outside the table, namespaced). */
+export const HTTP_CODES = {
+  unsupportedMediaType: "mandate/unsupported_media_type",
+  methodNotAllowed: "mandate/method_not_allowed",
+  notFound: "mandate/not_found",
+  rateLimited: "mandate/rate_limited",
+  unverifiedCertificate: "mandate/unverified_client_certificate",
+  bodyUnreadable: "mandate/body_unreadable"
+} as const
+
+export interface WritHttpOptions {
+  /** The endpoint's path. Default "/writ". */
+  readonly path?: string
+  /** Largest body read, in bytes. Default 65536 (section 1.6). */
+  readonly maxBodyBytes?: number
+  /** Deepest nesting accepted. Default 64 (section 1.1 rule 7). */
+  readonly maxDepth?: number
+  /** The bindings file: transport identities -> keys (section 7.6). */
+  readonly bindings?: TransportBindings
+  /** Appendix B: the endpoint URL it publishes and the `act` prefixes it accepts. */
+  readonly wellKnown?: { readonly endpoint: string; readonly act: ReadonlyArray<string> }
+}
+
+/** An answer: the canonical form of its JSON (one store state, one byte string). */
+const answer = (status: number, body: Json, headers: Record<string, string> = {}, contentType = MEDIA_TYPE) =>
+  HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType, headers })
+
+type BodyRead =
+  | { readonly _tag: "ok"; readonly bytes: Uint8Array }
+  | { readonly _tag: "too_large" }
+  | { readonly _tag: "error"; readonly message: string }
+
+/**
+ * Reads at most `limit` bytes of the request body. A declared length over the limit is refused
+ * without reading; otherwise reading stops at the first chunk that passes the limit, and the
+ * connection is closed after the answer rather than drained.
+ */
+export const readBody = (req: IncomingMessage, limit: number): Effect.Effect<BodyRead> =>
+  Effect.async<BodyRead>((resume) => {
+    const declared = req.headers["content-length"]
+    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+      req.pause()
+      resume(Effect.succeed({ _tag: "too_large" }))
+      return
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let done = false
+    const finish = (r: BodyRead) => {
+      if (done) return
+      done = true
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      req.off("aborted", onAborted)
+      resume(Effect.succeed(r))
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        req.pause()
+        finish({ _tag: "too_large" })
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => finish({ _tag: "ok", bytes: new Uint8Array(Buffer.concat(chunks, size)) })
+    const onError = (e: Error) => finish({ _tag: "error", message: e.message })
+    const onAborted = () => finish({ _tag: "error", message: "request aborted" })
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
+    req.on("aborted", onAborted)
+    return Effect.sync(() => {
+      done = true
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      req.off("aborted", onAborted)
+    })
+  })
+
+/** The media type without parameters, lower-cased. */
+const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0].trim().toLowerCase()
+
+/** A key for the revoke rate limit: the authenticated peer, else the remote address. */
+const rateKey = (peer: Peer, fingerprint: string | null, req: IncomingMessage): string =>
+  peer._tag === "named"
+    ? `peer:${peer.id}`
+    : peer._tag === "unnamed"
+    ? `cert:${fingerprint ?? ""}`
+    : `addr:${req.socket.remoteAddress ?? ""}`
+
+/** The binding as an HttpApp over the Executor and the revoke rate limit in context. */
+export const writHttpApp = (
+  options: WritHttpOptions = {}
+): HttpApp.Default<never, Executor | RevokeRateLimit> => {
+  const path = options.path ?? "/writ"
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
+  const bindings = options.bindings ?? {}
+  const close = { connection: "close" }
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const executor = yield* Executor
+    const limiter = yield* RevokeRateLimit
+    const req = NodeHttpServerRequest.toIncomingMessage(request)
+    const pathname = (req.url ?? "/").split("?")[0]
+
+    // Appendix B: the well-known document (not signed; asserts nothing a verifier relies on).
+    if (pathname === "/.well-known/writ") {
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        return answer(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "GET", ...close })
+      }
+      return answer(200, {
+        v: 1,
+        did: executor.did,
+        endpoint: options.wellKnown?.endpoint ?? path,
+        act: [...(options.wellKnown?.act ?? [])]
+      }, {}, "application/json")
+    }
+    if (pathname !== path) return answer(404, { error: HTTP_CODES.notFound }, close)
+    if (req.method !== "POST") return answer(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "POST", ...close })
+    if (mediaType(req.headers["content-type"]) !== MEDIA_TYPE) {
+      return answer(415, { error: HTTP_CODES.unsupportedMediaType }, { accept: MEDIA_TYPE, ...close })
+    }
+
+    // Section 7.6: the peer from the connection; a certificate the TLS layer did not verify is
+    // refused, never read as "no peer".
+    const connection = peerOfRequest(req, bindings)
+    if (connection._tag === "unverified") return answer(403, { error: HTTP_CODES.unverifiedCertificate }, close)
+    const peer = connection.peer
+
+    // Section 1.6: the byte limit before reading past it; section 1.1 rule 7 before parsing.
+    const body = yield* readBody(req, maxBody)
+    if (body._tag === "too_large") return answer(400, { error: "too_large" }, close)
+    if (body._tag === "error") return answer(400, { error: HTTP_CODES.bodyUnreadable }, close)
+    const bytes = body.bytes
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
+    const received = new Received(bytes)
+    if (scanDepth(text) > maxDepth) {
+      // Answered (and audited) by section 7 step 1, which refuses it before building it.
+      return answer(400, { error: "too_large" })
+    }
+
+    // Strict reading (section 1.1), then dispatch on `typ`.
+    const parsed = parseJson(bytes, { maxDepth, integersOnly: true })
+    if (Either.isLeft(parsed)) {
+      // The executor answers the same unsigned error and writes its audit entry (section 9.3).
+      const a = yield* executor.call(received, peer)
+      return answer(400, callAnswerJson(a))
+    }
+    const value = parsed.right
+    if (isJsonObject(value) && value.typ === "revoke") {
+      // Section 12: the peer's revoke allowance is taken before any signature is checked.
+      const allowed = yield* limiter.take(rateKey(peer, connection.fingerprint, req))
+      if (!allowed.ok) {
+        return answer(429, { error: HTTP_CODES.rateLimited }, { "retry-after": String(allowed.retryAfter) })
+      }
+      const a = yield* executor.revoke(received, peer)
+      const status = a._tag === "invalid" ? 400 : a._tag === "unsaved" ? 503 : 200
+      return answer(status, revokeAnswerJson(a))
+    }
+    const a = yield* executor.call(received, peer)
+    return answer(a._tag === "error" ? 400 : 200, callAnswerJson(a))
+  })
+}
+
+/** TLS for the listener. With `clientCa`, client certificates are requested and verified against
+ * it (mTLS); `allowAnonymous` admits connections that present none (Peer none). */
+export interface TlsOptions {
+  readonly key: string | Buffer
+  readonly cert: string | Buffer
+  readonly clientCa?: string | Buffer
+  readonly allowAnonymous?: boolean
+}
+
+export interface ListenOptions extends WritHttpOptions {
+  readonly port: number
+  readonly host?: string
+  readonly tls?: TlsOptions
+}
+
+/** The Node server for `options`: plain HTTP, HTTPS, or HTTPS with client certificates. */
+export const nodeServer = (options: ListenOptions): Http.Server => {
+  const tls = options.tls
+  if (tls === undefined) return Http.createServer({ keepAliveTimeout: 5000 })
+  return Https.createServer({
+    key: tls.key,
+    cert: tls.cert,
+    ...(tls.clientCa === undefined
+      ? {}
+      : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: tls.allowAnonymous !== true })
+  })
+}
+
+/** Serves the binding within the scope; returns the bound port and base URL. */
+export const listen = (
+  options: ListenOptions
+): Effect.Effect<{ readonly port: number; readonly url: string }, ServeError, Scope.Scope | Executor | RevokeRateLimit> =>
+  Effect.gen(function*() {
+    const server = yield* NodeHttpServer.make(() => nodeServer(options), { port: options.port, host: options.host ?? "127.0.0.1" })
+    const address = server.address
+    const port = address._tag === "TcpAddress" ? address.port : 0
+    const host = options.host ?? "127.0.0.1"
+    const scheme = options.tls === undefined ? "http" : "https"
+    const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}${options.path ?? "/writ"}`
+    // Appendix B publishes the configured endpoint, or the one it listens on.
+    const endpoint = options.wellKnown?.endpoint !== undefined && options.wellKnown.endpoint !== ""
+      ? options.wellKnown.endpoint
+      : url
+    yield* server.serve(writHttpApp({ ...options, wellKnown: { endpoint, act: options.wellKnown?.act ?? [] } }))
+    return { port, url }
+  })
+
+export { HttpServer }

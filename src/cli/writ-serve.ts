@@ -1,0 +1,88 @@
+// `mandate writ serve`: an executor over the HTTP binding (spec section 10) with the embedded
+// SQLite store and a handler module that exports its ApplicationService. Prints one JSON line
+// `{"url","did","resolved"}` once it listens (after resolving pending records, section 9), then
+// serves until killed. Mounted by src/cli/writ.ts; also runnable on its own
+// (`tsx src/cli/writ-serve.ts --port ...`), which is how the benchmark and the kill test spawn it.
+import { Command, Options } from "@effect/cli"
+import { FileSystem } from "@effect/platform"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, HashMap, Option } from "effect"
+import { realpathSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { encodeCanonical } from "../kernel/canonical.js"
+import { serveExecutor, ServeError, type ServeOptions } from "../bind/writ-http/serve.js"
+
+const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
+const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
+const store = Options.text("store").pipe(Options.withDescription("SQLite file holding every store (created if absent)"))
+const key = Options.file("key", { exists: "yes" }).pipe(Options.withDescription("The executor's key file (mandate keygen; mode 0600)"))
+const root = Options.text("root").pipe(Options.repeated, Options.withDescription("A root did:key to act under (section 7.1); repeat for several"))
+const handler = Options.file("handler", { exists: "yes" }).pipe(Options.withDescription("Module exporting the ApplicationService (default or `application`)"))
+const bindings = Options.file("bindings", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Bindings file: transport identity -> [did:key] (section 7.6)"))
+const tlsCert = Options.file("tls-cert", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Server certificate (PEM): serve HTTPS"))
+const tlsKey = Options.file("tls-key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Server private key (PEM)"))
+const clientCa = Options.file("client-ca", { exists: "yes" }).pipe(Options.optional, Options.withDescription("CA (PEM) client certificates must chain to: mTLS"))
+const allowAnonymous = Options.boolean("allow-anonymous").pipe(Options.withDescription("With --client-ca, also admit clients that present no certificate"))
+const forward = Options.keyValueMap("forward").pipe(Options.optional, Options.withDescription("did:key=URL of an executor below, for forwarding revokes (section 9.1)"))
+const act = Options.text("act").pipe(Options.repeated, Options.withDescription("A prefix listed in /.well-known/writ (Appendix B)"))
+const publicUrl = Options.text("public-url").pipe(Options.optional, Options.withDescription("Endpoint published in /.well-known/writ"))
+const revokeBurst = Options.integer("revoke-burst").pipe(Options.withDefault(60), Options.withDescription("Revokes a peer may send at once (section 12)"))
+const revokeRate = Options.integer("revoke-rate").pipe(Options.withDefault(10), Options.withDescription("Revokes per second a peer regains"))
+
+const readPem = (path: Option.Option<string>) =>
+  Option.isNone(path)
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(FileSystem.FileSystem, (fs) =>
+      Effect.mapError(fs.readFileString(path.value), (e) => new ServeError({ code: "mandate/unreadable", message: e.message })))
+
+export const writServeCommand = Command.make(
+  "serve",
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, revokeBurst, revokeRate },
+  (o) =>
+    Effect.gen(function*() {
+      const cert = yield* readPem(o.tlsCert)
+      const tkey = yield* readPem(o.tlsKey)
+      const ca = yield* readPem(o.clientCa)
+      if ((cert === undefined) !== (tkey === undefined)) {
+        return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--tls-cert and --tls-key go together" }))
+      }
+      if (ca !== undefined && cert === undefined) {
+        return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--client-ca needs --tls-cert and --tls-key" }))
+      }
+      const options: ServeOptions = {
+        port: o.port,
+        host: o.host,
+        storeFile: o.store,
+        seedFile: o.key,
+        roots: o.root,
+        handlerModule: o.handler,
+        ...(Option.isSome(o.bindings) ? { bindings: o.bindings.value } : {}),
+        ...(cert !== undefined && tkey !== undefined
+          ? { tls: { cert, key: tkey, ...(ca === undefined ? {} : { clientCa: ca }), allowAnonymous: o.allowAnonymous } }
+          : {}),
+        ...(Option.isSome(o.forward) ? { forward: Object.fromEntries(HashMap.toEntries(o.forward.value)) } : {}),
+        act: o.act,
+        ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
+        revokeRate: { burst: o.revokeBurst, perSecond: o.revokeRate }
+      }
+      return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
+    }).pipe(
+      Effect.catchAll((e) =>
+        Effect.zipRight(Console.error(`error: ${e.code}: ${e.message}`), Effect.sync(() => { process.exitCode = 1 }))
+      )
+    )
+).pipe(Command.withDescription("Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module"))
+
+// Run on its own when this file is the entry point.
+const entry = process.argv[1]
+const isMain = (() => {
+  try {
+    return entry !== undefined && realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+})()
+if (isMain) {
+  const cli = Command.run(Command.make("writ-serve").pipe(Command.withSubcommands([writServeCommand])), { name: "writ-serve", version: "0.1.0" })
+  cli([process.argv[0], process.argv[1], "serve", ...process.argv.slice(2)]).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+}

@@ -1,0 +1,153 @@
+// Shared by the HTTP binding tests and the executor benchmark: keys from fixed seeds, signed writs,
+// calls and revokes (section 1.4), and a `writ serve` child process on a SQLite file.
+import { type ChildProcess, spawn } from "node:child_process"
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { encodeBase64url } from "../../src/kernel/base64url.js"
+import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
+import { signerFromSeed } from "../../src/kernel/ed25519.js"
+import type { JsonObject } from "../../src/kernel/json.js"
+import { identity, type ObjectType, signingInput } from "../../src/writ/sign.js"
+
+export const repo = resolve(import.meta.dirname, "../..")
+
+export interface Key {
+  readonly seed: Uint8Array
+  readonly hex: string
+  readonly did: string
+  readonly sign: (typ: ObjectType, o: JsonObject) => JsonObject
+}
+
+export const key = (n: number): Key => {
+  const seed = new Uint8Array(32).fill(n)
+  const s = signerFromSeed(seed)
+  return {
+    seed,
+    hex: Buffer.from(seed).toString("hex"),
+    did: didKeyFromPublicKey(s.publicKey),
+    sign: (typ, o) => ({ ...o, sig: encodeBase64url(s.sign(signingInput(typ, 1, o))) })
+  }
+}
+
+/** Nonces and ids: 16 bytes from a counter and a per-run tag, unique within a run. */
+let counter = 0
+export const nonce = (tag = 0): string => {
+  const b = new Uint8Array(16)
+  const v = new DataView(b.buffer)
+  v.setUint32(0, ++counter)
+  v.setUint32(4, tag)
+  b[15] = 7
+  return encodeBase64url(b)
+}
+
+/** Far enough ahead of any clock these tests run under (2100-01-01). */
+export const EXP = 4_102_444_800
+
+export const writ = (iss: Key, hld: Key, bnd: JsonObject, parent: JsonObject | null = null, exp = EXP): JsonObject =>
+  iss.sign("writ", {
+    v: 1, typ: "writ", iss: iss.did, hld: hld.did, bnd,
+    prv: parent === null ? null : identity(parent), exp, nnc: nonce(0x5717)
+  })
+
+export const call = (from: Key, chain: ReadonlyArray<JsonObject>, op: string, args: JsonObject = {}, id = nonce(0xca11)): JsonObject =>
+  from.sign("call", { v: 1, typ: "call", id, chain, from: from.did, op, args })
+
+export const revoke = (iss: Key, chain: ReadonlyArray<JsonObject>): JsonObject =>
+  iss.sign("revoke", {
+    v: 1, typ: "revoke", writ: chain.length === 0 ? "*" : identity(chain[chain.length - 1]), iss: iss.did, chain
+  })
+
+export const prefix = (v: string): JsonObject => ({ t: "prefix", v })
+
+export { identity }
+
+/** A temporary directory for a test's files. */
+export const tempDir = (name: string): string => mkdtempSync(join(tmpdir(), `mandate-${name}-`))
+
+/** Writes an executor key file as `mandate keygen` does (64 hex digits, mode 0600). */
+export const writeKeyFile = (dir: string, k: Key): string => {
+  const p = join(dir, "executor.key")
+  writeFileSync(p, `${k.hex}\n`, { mode: 0o600 })
+  chmodSync(p, 0o600)
+  return p
+}
+
+export interface ServeProcess {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly did: string
+  readonly resolved: number
+  /** Ends the process with SIGKILL and waits for it to exit. */
+  readonly kill: () => Promise<void>
+}
+
+/**
+ * `writ serve` and the test handler bundled once with esbuild (a dependency of tsx and vitest), so
+ * that a restart costs one process start, not a TypeScript compile of every module: the kill test
+ * restarts the executor dozens of times on two shared cores. Packages stay external and resolve
+ * from the repository's node_modules.
+ */
+let bundled: Promise<{ readonly serve: string; readonly handler: string }> | undefined
+export const serveBundle = (): Promise<{ readonly serve: string; readonly handler: string }> => {
+  bundled ??= (async () => {
+    const esbuild = await import("esbuild")
+    const out = join(repo, "node_modules/.cache/mandate-writ-http")
+    mkdirSync(out, { recursive: true })
+    const one = async (entry: string, name: string) => {
+      const outfile = join(out, name)
+      await esbuild.build({
+        entryPoints: [join(repo, entry)], bundle: true, platform: "node", format: "esm",
+        packages: "external", outfile, logLevel: "warning"
+      })
+      return outfile
+    }
+    return {
+      serve: await one("src/cli/writ-serve.ts", `serve-${process.pid}.mjs`),
+      handler: await one("test/bind-writ-http/fixtures/handler.ts", `handler-${process.pid}.mjs`)
+    }
+  })()
+  return bundled
+}
+
+/**
+ * Spawns `writ serve` (bundled src/cli/writ-serve.ts) and waits for its ready line. `args` are its
+ * flags (the test handler is passed as --handler); `env` adds variables (the handler's log and delay).
+ */
+export const spawnServe = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<ServeProcess> => {
+  const b = await serveBundle()
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [b.serve, "--handler", b.handler, ...args], {
+      cwd: repo,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    let err = ""
+    const exited = new Promise<void>((r) => child.once("exit", () => r()))
+    const onExit = (code: number | null) => reject(new Error(`writ serve exited (${code}) before ready: ${err}${out}`))
+    child.once("exit", onExit)
+    child.stderr?.on("data", (d: Buffer) => { err += d.toString() })
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString()
+      const nl = out.indexOf("\n")
+      if (nl < 0) return
+      child.off("exit", onExit)
+      try {
+        const ready = JSON.parse(out.slice(0, nl)) as { url: string; did: string; resolved: number }
+        resolvePromise({
+          child,
+          url: ready.url,
+          did: ready.did,
+          resolved: ready.resolved,
+          kill: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+            await exited
+          }
+        })
+      } catch (e) {
+        reject(new Error(`unexpected ready line: ${out}`))
+      }
+    })
+  })
+}
