@@ -202,7 +202,11 @@ export const checkBounds = (u: unknown, path = "bnd"): Effect.Effect<Bounds, Wri
     if (!has(u, "act")) return yield* Effect.fail(writError("malformed", `${path}.act`, "bnd must contain act"))
     // Every bound, in canonical member-name order, passes section 3.
     const out: Record<string, Bound> = {}
-    for (const name of canonicalNames(u)) out[name] = yield* checkBound(u[name], `${path}.${name}`)
+    for (const name of canonicalNames(u)) {
+      const bound = yield* checkBound(u[name], `${path}.${name}`)
+      // defineProperty, not assignment: a bound named `__proto__` is a bound like any other.
+      Object.defineProperty(out, name, { value: bound, enumerable: true, writable: true, configurable: true })
+    }
     // Section 3.2, after section 3: `act` is a prefix.
     if (out.act.t !== "prefix") return yield* Effect.fail(writError("malformed", `${path}.act`, "act is a prefix"))
     // `hld` is a set whose elements, in array order, are strings and valid keys (`bad_key`).
