@@ -2,5 +2,6 @@
 import { writCommand } from "./writ.js"
 import { yeaCommand } from "./yea.js"
 import { demoCommand } from "./demo.js"
+import { keygenCommand } from "./keygen.js"
 
-export const commands = [writCommand, yeaCommand, demoCommand] as const
+export const commands = [keygenCommand, writCommand, yeaCommand, demoCommand] as const

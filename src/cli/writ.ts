@@ -3,6 +3,7 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { formatFailure, runConformance, summary } from "../writ/conformance.js"
+import { writSubcommands } from "./writ-commands.js"
 
 /** `mandate writ conformance DIR`: runs every vector file in DIR (spec section 14), prints one line
  * per failure and `N passed, N failed`; exits 1 when any failed. */
@@ -20,5 +21,5 @@ export const conformanceCommand = Command.make(
 
 export const writCommand = Command.make("writ").pipe(
   Command.withDescription("Writ v0.1: writs, calls, tallies, revokes and acks"),
-  Command.withSubcommands([conformanceCommand])
+  Command.withSubcommands([conformanceCommand, ...writSubcommands])
 )

@@ -1,0 +1,28 @@
+// `mandate writ inspect FILE`: a tally tree (a tally, or an answer file holding one) drawn as an
+// indented tree, one hop per line with its signer, op, st, used and the check result of that hop.
+// With `--call` the whole tree is checked by section 6.2 and the hop where it first fails is marked.
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import type { Json } from "../kernel/json.js"
+import { drawTree } from "./writ-check.js"
+import { cliError, isObject, readJson, runCommand } from "./writ-io.js"
+
+const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A tally, or an answer file holding one"))
+const options = {
+  call: Options.file("call").pipe(Options.optional, Options.withDescription("The call the tally answers (checks the tree, section 6.2)"))
+}
+
+export const writInspectCommand = Command.make("inspect", { file, ...options }, (o) =>
+  runCommand(Effect.gen(function*() {
+    const { value } = yield* readJson(o.file)
+    let tally: Json = value
+    let res: Json | undefined
+    if (isObject(value) && value.typ === undefined && isObject(value.tally)) {
+      tally = value.tally
+      res = value.res
+    }
+    if (!isObject(tally) || tally.typ !== "tally") return yield* Effect.fail(cliError("wrong_type", "inspect takes a tally or an answer holding one", o.file))
+    const call = Option.isSome(o.call) ? (yield* readJson(o.call.value)).value : undefined
+    for (const line of yield* drawTree(tally, call, res)) yield* Console.log(line)
+  }))
+).pipe(Command.withDescription("Draw a tally tree: each hop's signer, op, st, used and check result"))

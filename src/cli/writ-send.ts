@@ -1,0 +1,57 @@
+// `mandate writ send URL FILE`: POST a call or a revoke to an executor (spec section 10) and verify
+// the answer. A call's answer is an unsigned error (section 7 steps 1 and 2) or a tally whose tree
+// is checked by section 6.2 against the call sent; a revoke's answer carries the executor's ack,
+// relayed acks in `fwd` (each checked by section 9.4 steps 2 to 4) and the tallies of the calls it
+// held open. Prints the verdict; `--out` keeps the answer. Exit status 0 when the answer verifies
+// (a signed refusal verifies: it is evidence), 1 otherwise.
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import { checkCallAnswer, checkRevokeAnswer, shortKey } from "./writ-check.js"
+import { cliError, describeFailure, exitRefused, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+import { postWrit } from "./writ-post.js"
+
+const url = Args.text({ name: "URL" }).pipe(Args.withDescription("The executor's endpoint"))
+const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A signed call or revoke"))
+const options = {
+  out: Options.file("out").pipe(Options.optional, Options.withDescription("Where to write the answer")),
+  executor: Options.text("executor").pipe(Options.optional, Options.withDescription("The receiver's did:key, to check a wrong_executor refusal it signed"))
+}
+
+export const writSendCommand = Command.make("send", { url, file, ...options }, (o) =>
+  runCommand(Effect.gen(function*() {
+    const { bytes, value } = yield* readObjectFile(o.file, "a call or a revoke")
+    if (value.typ !== "call" && value.typ !== "revoke") return yield* Effect.fail(cliError("wrong_type", "send takes a call or a revoke", o.file))
+    const answer = yield* postWrit(o.url, bytes)
+    if (Option.isSome(o.out)) yield* writeJson(o.out.value, answer.body)
+    yield* Console.log(`status ${answer.status}`)
+    if (value.typ === "call") {
+      const v = yield* checkCallAnswer(value, answer.body, Option.getOrUndefined(o.executor))
+      switch (v._tag) {
+        case "error":
+          yield* Console.log(`refused, unsigned (section 7 steps 1-2): ${v.reason}`)
+          return yield* exitRefused
+        case "malformed":
+          yield* Console.log(`answer malformed: ${v.message}`)
+          return yield* exitRefused
+        case "tally":
+          yield* Console.log(`tally ${v.st}${v.code ? ` (${v.code})` : ""}${v.st === "failed" ? ", a signed refusal" : ""}`)
+          yield* Console.log(`verdict: ${v.verdict}${v.error ? `: ${describeFailure(v.error)}` : ""}`)
+          if (v.verdict !== "valid") yield* exitRefused
+      }
+    } else {
+      const v = yield* checkRevokeAnswer(value, answer.body)
+      if (v.error !== undefined) {
+        yield* Console.log(`revoke refused: ${v.error}`)
+        return yield* exitRefused
+      }
+      const ok = v.own!.ok && v.fwd.every((f) => f.ok) && v.tallies.every((t) => t.ok)
+      yield* Console.log(`ack from ${shortKey(v.own!.iss)}: ${v.own!.ok ? "valid" : describeFailure(v.own!.error!)}`)
+      for (const f of v.fwd) yield* Console.log(`relayed ack from ${shortKey(f.iss)}: ${f.ok ? "valid" : describeFailure(f.error!)}`)
+      for (const t of v.tallies) {
+        yield* Console.log(`open call ${String(t.tally.call)}: st ${String(t.tally.st)} ${t.ok ? "signature ok" : describeFailure(t.error!)}`)
+      }
+      yield* Console.log(`verdict: ${ok ? "valid" : "invalid"}`)
+      if (!ok) yield* exitRefused
+    }
+  }))
+).pipe(Command.withDescription("POST a call or revoke to an executor (section 10) and verify the answer"))
