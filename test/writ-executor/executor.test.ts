@@ -1,0 +1,385 @@
+// The executor beyond what scenarios can express (section 14.1 runs one call at a time): unsigned
+// errors, races on replay, count and total, revoke atomicity, reversal serialization, write
+// failures (section 9), peers that cannot be named (7.6), forwarding and relayed acks (9.1, 9.4),
+// sub-tallies and `used` (7.5), the audit record (9.3). Every test runs on both store Layers.
+import { Deferred, Effect, Fiber, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { Reservations } from "../../src/accounting/reservations.js"
+import type { Json, JsonObject } from "../../src/kernel/json.js"
+import { Received } from "../../src/writ/verify.js"
+import { canonicalText } from "../../src/writ/sign.js"
+import { callAnswerJson, type CallAnswer, type RevokeAnswer } from "../../src/writ/executor/executor.js"
+import { Peer, STORE_UNAVAILABLE, type Outcome } from "../../src/writ/executor/services.js"
+import { AuditLog, CallStore, RevokeStore, TallyStore } from "../../src/writ/executor/stores.js"
+import { hashOf, signTally } from "../../src/writ/executor/tally-sign.js"
+import { Signer } from "../../src/kernel/services.js"
+import { act, call, gate, identity, key, ok, revoke, rig, scripted, settable, T0, writ } from "./fixtures.js"
+import { injected, kinds, openDurable, patch } from "./stores-support.js"
+
+const A = key(1)
+const B = key(2)
+const E = key(3) // the executor
+const C = key(4) // a sub-executor E delegates to
+const S = key(5) // a stranger
+
+/** Runs with the executor's clock at T0 (the writs expire at EXP), sleeping on the real clock. */
+const run = <A, E>(self: Effect.Effect<A, E>) => Effect.runPromise(Effect.withClock(self, settable().clock))
+const tallyOf = (a: CallAnswer): JsonObject => {
+  if (a._tag !== "tally") throw new Error(`expected a tally, got error ${a.reason}`)
+  return a.tally
+}
+const codeOf = (a: CallAnswer): string | null => {
+  const t = tallyOf(a)
+  return t.err === null ? null : ((t.err as JsonObject).code as string)
+}
+const recorded = (a: RevokeAnswer) => {
+  if (a._tag !== "recorded") throw new Error(`expected a recorded revoke, got ${a._tag}`)
+  return a
+}
+
+/** Root A -> B -> leaf held by the executor E. */
+const chainTo = (bnd: JsonObject, leafBnd: JsonObject = bnd) => {
+  const w1 = writ(A, B, bnd)
+  const w2 = writ(B, E, leafBnd, w1)
+  return [w1, w2] as const
+}
+
+for (const kind of kinds) {
+  describe(`executor on the ${kind} stores`, () => {
+    it("answers section 7 steps 1 and 2 with unsigned errors and records nothing", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const good = call(B, [w1, w2], "travel/x")
+        // Step 1: not JSON, duplicate member, wrong type.
+        expect(callAnswerJson(yield* ex.call(new Received("{")))).toEqual({ error: "noncanonical" })
+        expect(callAnswerJson(yield* ex.call(new Received('{"v":1,"v":1}')))).toEqual({ error: "noncanonical" })
+        expect(callAnswerJson(yield* ex.call({ ...good, typ: "writ" }))).toEqual({ error: "wrong_type" })
+        // Step 2: a tampered call fails its signature.
+        expect(callAnswerJson(yield* ex.call({ ...good, op: "travel/y" }))).toEqual({ error: "bad_signature" })
+        expect(app.log.length).toBe(0)
+        const calls = Effect.provide(Effect.flatMap(CallStore, (s) => s.pending), d.context())
+        expect(yield* calls).toEqual([])
+        // One audit entry per call received, whatever the outcome (section 9.3).
+        const audit = yield* Effect.provide(Effect.flatMap(AuditLog, (a) => a.read), d.context())
+        expect(audit.map((e) => [e.outcome, e.reason])).toEqual([
+          ["error", "noncanonical"],
+          ["error", "noncanonical"],
+          ["error", "wrong_type"],
+          ["error", "bad_signature"]
+        ])
+        yield* d.close
+      })))
+
+    it("lets exactly one of many distinct calls take a count of 1 (steps 9 and 10 atomic)", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok({ n: 1 })))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel"), uses: { t: "count", v: 1 } })
+        const answers = yield* Effect.forEach(
+          Array.from({ length: 24 }, () => call(B, [w1, w2], "travel/x")),
+          (c) => ex.call(c),
+          { concurrency: "unbounded" }
+        )
+        const codes = answers.map(codeOf)
+        expect(codes.filter((c) => c === null).length).toBe(1)
+        expect(codes.filter((c) => c === "count_exhausted").length).toBe(23)
+        expect(app.log.length).toBe(1)
+        const used = yield* Effect.provide(Effect.flatMap(Reservations, (r) => r.used(`writ/count/${identity(w1)}`)), d.context())
+        expect(used).toBe(1n)
+        yield* d.close
+      })))
+
+    it("runs the operation once for many copies of one signed call, every final answer byte-identical", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok({ charge: "ch_1" })))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const c = call(B, [w1, w2], "travel/charge")
+        const answers = yield* Effect.forEach(Array.from({ length: 24 }), () => ex.call(c), { concurrency: "unbounded" })
+        expect(app.log.length).toBe(1)
+        const finals = answers.map(tallyOf).filter((t) => t.st !== "pending")
+        expect(finals.length).toBeGreaterThan(0)
+        const first = canonicalText(callAnswerJson(answers.find((a) => tallyOf(a).st !== "pending")!))
+        for (const a of answers) {
+          if (tallyOf(a).st === "pending") expect(tallyOf(a).acc).toBe(T0)
+          else expect(canonicalText(callAnswerJson(a))).toBe(first)
+        }
+        // A later replay is the stored answer, byte for byte.
+        expect(canonicalText(callAnswerJson(yield* ex.call(c)))).toBe(first)
+        yield* d.close
+      })))
+
+    it("never lets racing calls take a total past its value", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("pay"), amount: { t: "total", v: 1000 } })
+        const answers = yield* Effect.forEach(
+          Array.from({ length: 12 }, () => call(B, [w1, w2], "pay/x", { amount: 300 })),
+          (c) => ex.call(c),
+          { concurrency: "unbounded" }
+        )
+        expect(answers.map(codeOf).filter((c) => c === null).length).toBe(3)
+        expect(answers.map(codeOf).filter((c) => c === "total_exhausted").length).toBe(9)
+        const used = yield* Effect.provide(
+          Effect.flatMap(Reservations, (r) => r.used(`writ/total/${identity(w2)}/amount`)),
+          d.context()
+        )
+        expect(used).toBe(900n)
+        yield* d.close
+      })))
+
+    it("refuses with a signed implementation code when steps 9 and 10 cannot be written, consuming nothing", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        let failing = true
+        const stores = patch(d.context(), CallStore, (s) => ({
+          ...s,
+          insertPending: (a) => (failing ? injected("writ.callStore.insertPending") : s.insertPending(a))
+        }))
+        const ex = yield* rig(stores, { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel"), uses: { t: "count", v: 1 } })
+        const c = call(B, [w1, w2], "travel/x")
+        const refused = tallyOf(yield* ex.call(c))
+        expect(refused.st).toBe("failed")
+        expect(refused.err).toEqual({ code: STORE_UNAVAILABLE })
+        expect(app.log.length).toBe(0)
+        // The count reserved in the same step was rolled back: no half-state.
+        const used = yield* Effect.provide(Effect.flatMap(Reservations, (r) => r.used(`writ/count/${identity(w1)}`)), d.context())
+        expect(used).toBe(0n)
+        // Nothing was recorded, so the retry is checked afresh and runs.
+        failing = false
+        expect(codeOf(yield* ex.call(c))).toBe(null)
+        expect(app.log.length).toBe(1)
+        yield* d.close
+      })))
+
+    it("answers a pending tally when the final tally cannot be persisted, and resolves it after a restart", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok({ done: true })))
+        const stores = patch(d.context(), TallyStore, (s) => ({ ...s, put: () => injected("writ.tallyStore.put") }))
+        const ex = yield* rig(stores, { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel"), uses: { t: "count", v: 2 } })
+        const c = call(B, [w1, w2], "travel/x")
+        const first = tallyOf(yield* ex.call(c))
+        expect(first.st).toBe("pending")
+        expect(first.err).toEqual({ code: "pending" })
+        // The call store's finalize rolled back with the tally store: still pending.
+        expect((yield* ex.call(c))._tag).toBe("tally")
+        expect(tallyOf(yield* ex.call(c)).st).toBe("pending")
+        // Restart on the same durable store with working writes: the record resolves.
+        const reopened = yield* d.reopen
+        const ex2 = yield* rig(reopened, { executorKey: E, accept: [A], app: app.service })
+        expect(yield* ex2.recover).toBe(1)
+        const resolved = tallyOf(yield* ex2.call(c))
+        expect(resolved.st).toBe("failed")
+        expect(resolved.err).toEqual({ code: "unknown_outcome" })
+        expect(resolved.acc).toBe(T0)
+        // The use stays consumed.
+        const used = yield* Effect.provide(Effect.flatMap(Reservations, (r) => r.used(`writ/count/${identity(w1)}`)), reopened)
+        expect(used).toBe(1n)
+        expect(app.log.length).toBe(1)
+        yield* d.close
+      })))
+
+    it("answers an unsaved revoke with an error, honors it while running, and records it on retry", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        let failing = true
+        const stores = patch(d.context(), RevokeStore, (s) => ({
+          ...s,
+          record: (r) => (failing ? injected("writ.revokeStore.record") : s.record(r))
+        }))
+        const ex = yield* rig(stores, { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const rv = revoke(A, [])
+        const answer = yield* ex.revoke(rv)
+        expect(answer).toEqual({ _tag: "unsaved", code: STORE_UNAVAILABLE })
+        // Honored for as long as the process runs.
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "travel/x")))).toBe("revoked")
+        expect(app.log.length).toBe(0)
+        // A restart loses it (it was never written), which is why it was answered as an error.
+        const ex2 = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        expect(codeOf(yield* ex2.call(call(B, [w1, w2], "travel/x")))).toBe(null)
+        // The sender retries; now it is recorded, with an ack, and survives restart.
+        failing = false
+        const again = recorded(yield* ex.revoke(rv))
+        expect(again.ack.revoke).toBe(identity(rv))
+        const reopened = yield* d.reopen
+        const ex3 = yield* rig(reopened, { executorKey: E, accept: [A], app: app.service })
+        expect(codeOf(yield* ex3.call(call(B, [w1, w2], "travel/x")))).toBe("revoked")
+        yield* d.close
+      })))
+
+    it("makes recording a revoke atomic with accepting forward calls: every accepted call is held or open", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.as(Effect.sleep("2 millis"), ok()))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const calls = Array.from({ length: 30 }, () => call(B, [w1, w2], "travel/x"))
+        const fiber = yield* Effect.fork(Effect.forEach(calls, (c) => ex.call(c), { concurrency: 6 }))
+        yield* Effect.sleep("10 millis")
+        const rv = recorded(yield* ex.revoke(revoke(A, [w1])))
+        const answers = yield* Fiber.join(fiber)
+        const body = rv.res as { held: Array<{ call: string; tally: string }>; open: Array<string> }
+        const accounted = new Set([...body.held.map((h) => h.call), ...body.open])
+        for (let i = 0; i < calls.length; i++) {
+          const t = tallyOf(answers[i])
+          if (codeOf(answers[i]) === "revoked" && t.acc === T0 && !accounted.has(identity(calls[i]))) continue
+          // Accepted: the ack accounts for it.
+          expect(accounted.has(identity(calls[i]))).toBe(true)
+        }
+        // The open ones were answered pending, in call-identity order.
+        expect(rv.tallies.map((t) => t.call)).toEqual(body.open)
+        expect([...body.open]).toEqual([...body.open].sort())
+        yield* d.close
+      })))
+
+    it("tells in-flight forward work under the revoked writ to stop, and leaves other work alone", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const seen = new Map<string, boolean>()
+        const release = yield* Deferred.make<void>()
+        const app = scripted((op) =>
+          Effect.gen(function*() {
+            yield* Effect.raceFirst(op.stopSignal, Deferred.await(release))
+            const stopped = yield* op.stopRequested
+            seen.set(op.callId, stopped)
+            return stopped ? ({ st: "canceled", code: "revoked" } as Outcome) : ok()
+          }))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [x1, x2] = chainTo({ act: act("travel") })
+        const [y1, y2] = chainTo({ act: act("travel") })
+        const cx = call(B, [x1, x2], "travel/x")
+        const cy = call(B, [y1, y2], "travel/y")
+        const fx = yield* Effect.fork(ex.call(cx))
+        const fy = yield* Effect.fork(ex.call(cy))
+        while (app.log.length < 2) yield* Effect.sleep("1 millis")
+        const rv = recorded(yield* ex.revoke(revoke(A, [y1])))
+        expect(rv.tallies.map((t) => [t.call, t.st])).toEqual([[identity(cy), "pending"]])
+        const ty = tallyOf(yield* Fiber.join(fy))
+        expect([ty.st, ty.err]).toEqual(["canceled", { code: "revoked" }])
+        yield* Deferred.succeed(release, undefined)
+        expect(tallyOf(yield* Fiber.join(fx)).st).toBe("ok")
+        expect(seen.get(identity(cx))).toBe(false)
+        yield* d.close
+      })))
+
+    it("runs one reversal at a time per tally; a second undo waits and performs nothing", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const g = yield* gate()
+        let reversals = 0
+        const app = scripted((op) =>
+          op.kind === "forward"
+            ? Effect.succeed({ st: "ok", res: { charge: "ch_1" }, rev: T0 + 3600 } as Outcome)
+            : Effect.tap(Effect.sync(() => reversals++), () => Effect.void).pipe(Effect.zipRight(g.run)))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const charge = tallyOf(yield* ex.call(call(B, [w1, w2], "travel/charge")))
+        const u1 = yield* Effect.fork(ex.call(call(A, [w1, w2], "sys/undo", { tally: charge })))
+        while (reversals < 1) yield* Effect.sleep("1 millis")
+        const u2 = yield* Effect.fork(ex.call(call(B, [w1, w2], "sys/undo", { tally: charge })))
+        yield* Effect.sleep("20 millis")
+        expect(reversals).toBe(1)
+        yield* g.release({ st: "ok", res: { refund: "rf_1" } })
+        const a1 = yield* Fiber.join(u1)
+        const a2 = yield* Fiber.join(u2)
+        expect(reversals).toBe(1)
+        expect(tallyOf(a1).st).toBe("ok")
+        expect(tallyOf(a2).st).toBe("ok")
+        expect(a1._tag === "tally" && a1.res).toEqual(Option.some({ refund: "rf_1" }))
+        expect(a2._tag === "tally" && a2.res).toEqual(Option.some({ refund: "rf_1" }))
+        yield* d.close
+      })))
+
+    it("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        const ex = yield* rig(d.context(), {
+          executorKey: E, accept: [A], app: app.service, peers: { "spiffe://b": [B.did] }
+        })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "travel/x"), Peer.unnamed))).toBe("peer_mismatch")
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "travel/x"), Peer.named("spiffe://s")))).toBe("peer_mismatch")
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "travel/x"), Peer.named("spiffe://b")))).toBe(null)
+        expect(app.log.length).toBe(1)
+        yield* d.close
+      })))
+
+    it("records issued writs and verified sub-tallies, covers their used, forwards revokes and relays acks", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const [w1, w2] = chainTo({ act: act("travel"), amount: { t: "max", v: 60000 } })
+        let child: JsonObject | null = null
+        const app = scripted((op) =>
+          Effect.gen(function*() {
+            // E delegates the charge to C (section 7.5), persisting the writ before sending it.
+            child = writ(E, C, { act: act("travel/charge"), amount: { t: "max", v: 50000 } }, w2)
+            yield* op.recordIssued(child).pipe(Effect.orDie)
+            const subCall = call(E, [w1, w2, child], "travel/charge", { amount: 50000 })
+            const sub = yield* signTally({
+              call: identity(subCall), writ: identity(child), op: "travel/charge", acc: T0, st: "ok", code: null,
+              res: Option.some({ charge: "c" }), used: { amount: 50000 }, rev: null, sub: [], wrt: []
+            }).pipe(Effect.provideService(Signer, Signer.make(C.seed)))
+            expect(yield* op.recordSub(sub).pipe(Effect.orDie)).toBe(true)
+            // A tally signed by someone other than the child's holder proves nothing and is left out.
+            const forged = yield* signTally({
+              call: identity(subCall), writ: identity(child), op: "travel/charge", acc: T0, st: "ok", code: null,
+              res: Option.none(), used: { amount: 1 }, rev: null, sub: [], wrt: []
+            }).pipe(Effect.provideService(Signer, Signer.make(S.seed)))
+            expect(yield* op.recordSub(forged).pipe(Effect.orDie)).toBe(false)
+            return { st: "ok", res: { booked: true }, used: { amount: 10 } } as Outcome
+          }))
+        const forwarded: Array<[JsonObject, string]> = []
+        const body = { held: [], open: [] }
+        const ackC = C.sign("ack", { v: 1, typ: "ack", revoke: "", iss: C.did, rcv: T0, out: hashOf(body) })
+        const ex = yield* rig(d.context(), {
+          executorKey: E, accept: [A], app: app.service,
+          forwarder: {
+            forward: (rv, holder) => {
+              forwarded.push([rv, holder])
+              const ack = C.sign("ack", { v: 1, typ: "ack", revoke: identity(rv), iss: C.did, rcv: T0 + 1, out: hashOf(body) })
+              // A relayed ack that does not verify for this revoke is not kept.
+              return Effect.succeed(Option.some({ ack, res: body as Json, fwd: [{ ack: ackC, res: body as Json }] }))
+            }
+          }
+        })
+        const t = tallyOf(yield* ex.call(call(B, [w1, w2], "travel/book", { amount: 60000 })))
+        expect(t.wrt).toEqual([child])
+        expect((t.sub as Array<JsonObject>).length).toBe(1)
+        // used covers the sub-tally's 50000 even though the application reported 10 (section 6).
+        expect(t.used).toEqual({ amount: 50000 })
+        const rv = revoke(A, [w1])
+        const answer = recorded(yield* ex.revoke(rv))
+        expect(forwarded.map(([r, h]) => [identity(r), h])).toEqual([[identity(rv), C.did]])
+        expect(answer.fwd.length).toBe(1)
+        expect(answer.fwd[0].ack.iss).toBe(C.did)
+        // Kept: a later answer to the same revoke relays it again.
+        expect(recorded(yield* ex.revoke(rv)).fwd.length).toBe(1)
+        yield* d.close
+      })))
+  })
+}
+
+describe("executor identity", () => {
+  it("signs as the did:key of its Signer", () =>
+    run(Effect.gen(function*() {
+      const d = yield* openDurable("memory")
+      const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service })
+      expect(ex.did).toBe(E.did)
+    })))
+})
+
+void S

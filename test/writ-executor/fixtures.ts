@@ -1,0 +1,141 @@
+// Test fixtures: keys from fixed seeds, and writs, calls and revokes signed with them (section 1.4),
+// plus an executor over a chosen store with a controllable application and a settable clock.
+import { Clock, Context, Deferred, Duration, Effect, Layer, Option } from "effect"
+import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
+import { signerFromSeed } from "../../src/kernel/ed25519.js"
+import { encodeBase64url } from "../../src/kernel/base64url.js"
+import type { Json, JsonObject } from "../../src/kernel/json.js"
+import { Signer } from "../../src/kernel/services.js"
+import { identity, signingInput, type ObjectType } from "../../src/writ/sign.js"
+import { type ExecutorService, makeExecutor } from "../../src/writ/executor/executor.js"
+import {
+  Application,
+  type ApplicationService,
+  Forwarder,
+  type ForwarderService,
+  type Operation,
+  type Outcome,
+  PeerBindings,
+  RootPolicy
+} from "../../src/writ/executor/services.js"
+import type { StoreContext } from "../../src/writ/executor/scenario.js"
+
+export interface Key {
+  readonly seed: Uint8Array
+  readonly did: string
+  readonly sign: (typ: ObjectType, o: JsonObject) => JsonObject
+}
+
+export const key = (n: number): Key => {
+  const seed = new Uint8Array(32).fill(n)
+  const s = signerFromSeed(seed)
+  return {
+    seed,
+    did: didKeyFromPublicKey(s.publicKey),
+    sign: (typ, o) => ({ ...o, sig: encodeBase64url(s.sign(signingInput(typ, 1, o))) })
+  }
+}
+
+let counter = 0
+/** A fresh 16-byte nonce or id, deterministic per test run. */
+export const nonce = (): string => {
+  const b = new Uint8Array(16)
+  new DataView(b.buffer).setUint32(0, ++counter)
+  b[15] = 7
+  return encodeBase64url(b)
+}
+
+export const EXP = 1_788_403_600
+export const T0 = 1_788_400_000
+
+export const writ = (
+  iss: Key,
+  hld: Key,
+  bnd: JsonObject,
+  parent: JsonObject | null = null,
+  exp = EXP
+): JsonObject =>
+  iss.sign("writ", { v: 1, typ: "writ", iss: iss.did, hld: hld.did, bnd, prv: parent === null ? null : identity(parent), exp, nnc: nonce() })
+
+export const call = (from: Key, chain: ReadonlyArray<JsonObject>, op: string, args: JsonObject = {}, id = nonce()): JsonObject =>
+  from.sign("call", { v: 1, typ: "call", id, chain, from: from.did, op, args })
+
+export const revoke = (iss: Key, chain: ReadonlyArray<JsonObject>): JsonObject =>
+  iss.sign("revoke", {
+    v: 1,
+    typ: "revoke",
+    writ: chain.length === 0 ? "*" : identity(chain[chain.length - 1]),
+    iss: iss.did,
+    chain
+  })
+
+export const act = (v: string): JsonObject => ({ t: "prefix", v })
+
+/** A clock the test sets, in seconds. */
+export const settable = () => {
+  let millis = T0 * 1000
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => millis,
+    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
+    currentTimeMillis: Effect.sync(() => millis),
+    currentTimeNanos: Effect.sync(() => BigInt(millis) * 1_000_000n),
+    sleep: (d: Duration.Duration) => Effect.sleep(d).pipe(Effect.withClock(Clock.make()))
+  }
+  return { clock, set: (s: number) => void (millis = s * 1000) }
+}
+
+/** An application the test scripts: a function of the operation, and a log of every invocation. */
+export const scripted = (f: (op: Operation) => Effect.Effect<Outcome>) => {
+  const log: Array<Operation> = []
+  const service: ApplicationService = {
+    perform: (op) => Effect.suspend(() => {
+      log.push(op)
+      return f(op)
+    })
+  }
+  return { service, log }
+}
+
+/** An operation that waits until released, and reports whether it was told to stop. */
+export const gate = () =>
+  Effect.map(Deferred.make<Outcome>(), (release) => ({
+    release: (o: Outcome) => Deferred.succeed(release, o),
+    run: Deferred.await(release)
+  }))
+
+export interface Rig {
+  readonly executor: ExecutorService
+  readonly executorKey: Key
+}
+
+/** An executor with key `executorKey` over `stores`, accepting roots `accept`. */
+export const rig = (
+  stores: Context.Context<StoreContext>,
+  options: {
+    readonly executorKey: Key
+    readonly accept: ReadonlyArray<Key>
+    readonly app: ApplicationService
+    readonly peers?: Readonly<Record<string, ReadonlyArray<string>>>
+    readonly forwarder?: ForwarderService
+  }
+): Effect.Effect<ExecutorService> =>
+  makeExecutor.pipe(
+    Effect.provide(
+      Context.merge(
+        stores,
+        Context.make(Signer, Signer.make(options.executorKey.seed)).pipe(
+          Context.add(Application, options.app),
+          Context.add(RootPolicy, { accepts: (k: string) => Effect.succeed(options.accept.some((a) => a.did === k)) }),
+          Context.add(PeerBindings, {
+            speaksFor: (p: string, k: string) => Effect.succeed((options.peers?.[p] ?? []).includes(k))
+          }),
+          Context.add(Forwarder, options.forwarder ?? { forward: () => Effect.succeed(Option.none()) })
+        )
+      )
+    )
+  )
+
+export const ok = (res?: Json): Outcome => (res === undefined ? { st: "ok" } : { st: "ok", res })
+
+export { identity, Layer }
