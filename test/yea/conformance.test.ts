@@ -1,0 +1,96 @@
+// The conformance runner over the published YEA vectors (../shared, read in place), plus synthetic
+// files of our own to show the runner and the CLI report failures (so a pass means something).
+import { NodeFileSystem } from "@effect/platform-node"
+import { Effect } from "effect"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { checkFile, runConformance, summarize } from "../../src/yea/conformance.js"
+import { repoRoot, sharedPath } from "../support/shared.js"
+import { agentKey, ask, issue, principalKey, NOW } from "./_helpers.js"
+
+const dir = sharedPath("reference", "yea", "conformance")
+const run = (d: string) => Effect.runPromise(runConformance(d).pipe(Effect.provide(NodeFileSystem.layer)))
+
+describe.skipIf(!dir)("published YEA conformance vectors", () => {
+  it("every case of every file except approval.json passes", async () => {
+    const files = await run(dir!)
+    const summary = summarize(files)
+    expect(summary.failures).toEqual([])
+    const ran = files.filter((f) => f.skipped === undefined).map((f) => f.file)
+    expect(ran).toEqual(["canonical.json", "hash.json", "keys.json", "proof.json", "printable.json", "lens.json", "uses.json", "grants.json"])
+    for (const f of files.filter((f) => f.skipped === undefined)) expect(f.cases.length).toBeGreaterThan(0)
+    expect(summary.skipped).toEqual(["approval.json: skipped (the MCP approval flow is out of scope here)"])
+    expect(summary.passed).toBeGreaterThan(150)
+  })
+})
+
+const fail = (file: string, json: unknown) => Effect.runPromise(checkFile(file, json)).then((f) => summarize([f]))
+
+describe("the runner reports failures", () => {
+  it("canonical: a wrong expectation and a missed error", async () => {
+    const s = await fail("canonical.json", [
+      { name: "right", input: { b: 1, a: 2 }, canonical: '{"a":2,"b":1}' },
+      { name: "wrong", input: { b: 1, a: 2 }, canonical: '{"b":1,"a":2}' },
+      { name: "missed error", input: { s: "ok" }, error: true }
+    ])
+    expect([s.passed, s.failed]).toEqual([1, 2])
+    expect(s.failures[0]).toMatch(/^canonical\.json: wrong: /)
+    expect(s.failures[1]).toMatch(/^canonical\.json: missed error: /)
+  })
+  it("grants: an expectation the implementation does not meet", async () => {
+    const token = issue([{ svc: ["shop.example"] }])
+    const c = (name: string, expect: unknown) => ({ name, token, trusted: [principalKey], proofKey: agentKey, ctx: { ...ask(), now: NOW }, expect })
+    const s = await fail("grants.json", { cases: [c("ok", { ok: true }), c("claims forbidden", { ok: false, code: "forbidden" })] })
+    expect([s.passed, s.failed]).toEqual([1, 1])
+    expect(s.failures[0]).toMatch(/^grants\.json: claims forbidden: expected "forbidden", got ok/)
+  })
+  it("uses, keys, hash: malformed files and wrong answers fail", async () => {
+    expect((await fail("uses.json", { wellFormed: [] })).failed).toBe(1)
+    expect((await fail("uses.json", { quantities: [{ quantity: { amount: 5, scale: 1 }, lens: "5" }], wellFormed: [{ name: "x", uses: {}, valid: false }] })).failed).toBe(2)
+    expect((await fail("keys.json", [{ seed: "AAAA", public: "ed25519:x" }])).failed).toBe(1)
+    expect((await fail("hash.json", [{ name: "h", proposal: { id: "p" }, hash: "nope" }])).failed).toBe(1)
+  })
+  it("approval.json is skipped, counted neither as passed nor as failed", async () => {
+    const s = await fail("approval.json", { seeds: {} })
+    expect([s.passed, s.failed, s.skipped.length]).toEqual([0, 0, 1])
+  })
+})
+
+describe("mandate yea conformance DIR", () => {
+  it("prints one line per failed case, the counts, and exits 1", () => {
+    const tmp = mkdtempSync(join(tmpdir(), "yea-conf-"))
+    try {
+      writeFileSync(
+        join(tmp, "canonical.json"),
+        JSON.stringify([
+          { name: "right", input: [1], canonical: "[1]" },
+          { name: "wrong", input: [1], canonical: "[2]" }
+        ])
+      )
+      writeFileSync(join(tmp, "approval.json"), "{}")
+      let out = ""
+      let status = 0
+      try {
+        execFileSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "conformance", tmp], { cwd: repoRoot, encoding: "utf8" })
+      } catch (e) {
+        const err = e as { stdout: string; status: number }
+        out = err.stdout
+        status = err.status
+      }
+      expect(status).toBe(1)
+      const lines = out.trim().split("\n")
+      expect(lines[0]).toMatch(/^canonical\.json: wrong: expected "\[2\]", got "\[1\]"$/)
+      expect(lines).toContain("approval.json: skipped (the MCP approval flow is out of scope here)")
+      expect(lines[lines.length - 1]).toBe("1 passed, 1 failed")
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+  it.skipIf(!dir)("exits 0 on the published vectors", () => {
+    const out = execFileSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "conformance", dir!], { cwd: repoRoot, encoding: "utf8" })
+    expect(out.trim().split("\n").pop()).toMatch(/^\d+ passed, 0 failed$/)
+  })
+})
