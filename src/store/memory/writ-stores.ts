@@ -34,19 +34,23 @@ const ascii = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 const byAccThenId = (a: HeldTally, b: HeldTally): number => a.acc - b.acc || ascii(a.tally, b.tally)
 
 /** Sets `map[key]` to `value` as one journaled write (undone by restoring what was there). */
-const setIn = <K, V>(journal: MemoryJournalService, map: Map<K, V>, key: K, value: V) => {
-  const had = map.has(key)
-  const before = map.get(key)
-  return journal.write(
-    () => void map.set(key, value),
-    () => (had ? void map.set(key, before as V) : void map.delete(key))
-  )
-}
-const deleteIn = <K, V>(journal: MemoryJournalService, map: Map<K, V>, key: K) => {
-  if (!map.has(key)) return Effect.void
-  const before = map.get(key) as V
-  return journal.write(() => void map.delete(key), () => void map.set(key, before))
-}
+// Each write reads what it replaces when it runs (not when the Effect is built), so its undo
+// restores exactly the state it changed.
+const setIn = <K, V>(journal: MemoryJournalService, map: Map<K, V>, key: K, value: V) =>
+  Effect.suspend(() => {
+    const had = map.has(key)
+    const before = map.get(key)
+    return journal.write(
+      () => void map.set(key, value),
+      () => (had ? void map.set(key, before as V) : void map.delete(key))
+    )
+  })
+const deleteIn = <K, V>(journal: MemoryJournalService, map: Map<K, V>, key: K) =>
+  Effect.suspend(() => {
+    if (!map.has(key)) return Effect.void
+    const before = map.get(key) as V
+    return journal.write(() => void map.delete(key), () => void map.set(key, before))
+  })
 const pushTo = <V>(journal: MemoryJournalService, list: Array<V>, value: V) =>
   journal.write(() => void list.push(value), () => void list.pop())
 
@@ -127,11 +131,11 @@ export const makeDelegationStore = (journal: MemoryJournalService) => {
   const subs: Array<ReceivedSub> = []
   return DelegationStore.of({
     recordIssued: (w) =>
-      journal.transaction(
+      journal.transaction(Effect.suspend(() =>
         issued.some((x) => x.writ === w.writ && x.leaf === w.leaf && x.id === w.id)
           ? Effect.void
           : pushTo(journal, issued, w)
-      ),
+      )),
     recordSub: (s) =>
       journal.transaction(Effect.gen(function*() {
         const i = subs.findIndex((x) =>
@@ -157,7 +161,9 @@ export const makeAckStore = (journal: MemoryJournalService) => {
   const acks = new Map<string, KeptAck>()
   return AckStore.of({
     keep: (k) =>
-      journal.transaction(acks.has(`${k.revoke}\u0000${k.ack}`) ? Effect.void : setIn(journal, acks, `${k.revoke}\u0000${k.ack}`, k)),
+      journal.transaction(Effect.suspend(() =>
+        acks.has(`${k.revoke}\u0000${k.ack}`) ? Effect.void : setIn(journal, acks, `${k.revoke}\u0000${k.ack}`, k)
+      )),
     forRevoke: (revoke) =>
       journal.transaction(Effect.sync(() =>
         [...acks.values()].filter((k) => k.revoke === revoke).sort((a, b) => ascii(a.ack, b.ack))
