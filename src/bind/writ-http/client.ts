@@ -36,6 +36,7 @@ export interface PostOptions {
 /** What came back: the status, the exact bytes, and the JSON when the body parses strictly. */
 export interface PostAnswer {
   readonly status: number
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   readonly bytes: Uint8Array
   readonly json: Option.Option<Json>
 }
@@ -84,6 +85,7 @@ export const postWrit = (
         const parsed = parseJson(bytes, { integersOnly: true })
         resume(Effect.succeed({
           status: res.statusCode ?? 0,
+          headers: res.headers,
           bytes,
           json: Either.isRight(parsed) ? Option.some(parsed.right) : Option.none()
         }))

@@ -1,7 +1,7 @@
 // Section 12 (Denial of service) and 9.3: an executor records every valid revoke, so anyone can
 // make it write; it bounds the rate at which it takes revokes from each transport-authenticated
 // peer. A token bucket per peer, on Effect's Clock (tests move a TestClock; no wall clock here).
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 export interface RateLimitOptions {
   /** Revokes a peer may send at once. */
@@ -18,8 +18,9 @@ export interface RevokeRateLimitService {
 }
 
 export class RevokeRateLimit extends Context.Tag("mandate/bind/RevokeRateLimit")<RevokeRateLimit, RevokeRateLimitService>() {
+  /** A limiter on the Clock in context when it is made (so a test's clock drives it). */
   static make(options: RateLimitOptions): Effect.Effect<RevokeRateLimitService> {
-    return Effect.sync(() => {
+    return Effect.map(Effect.clock, (clock) => {
       const buckets = new Map<string, { tokens: number; at: number }>()
       const maxPeers = options.maxPeers ?? 10_000
       const refill = (b: { tokens: number; at: number }, now: number) => {
@@ -29,7 +30,7 @@ export class RevokeRateLimit extends Context.Tag("mandate/bind/RevokeRateLimit")
       }
       return {
         take: (peer) =>
-          Effect.map(Clock.currentTimeMillis, (now) => {
+          Effect.map(clock.currentTimeMillis, (now) => {
             let b = buckets.get(peer)
             if (b === undefined) {
               if (buckets.size >= maxPeers) {
