@@ -1,0 +1,81 @@
+// `npm run schema`: writes one JSON Schema per wire object, generated from the Effect Schemas that
+// decode them (effect's `JSONSchema.make`), so the published shapes cannot drift from the code.
+//
+//   schema/writ/<object>.schema.json   writ, call, tally, revoke, ack, ack-body (Writ v0.1 sections 2, 5, 6, 9.1, 9.4)
+//   schema/yea/<object>.schema.json    the wire-object Schemas src/yea exports
+//
+// A JSON Schema says what shape an object has; it cannot say what section 6.1 adds (canonical
+// base64url, valid did:key points, signatures, member-order of checks). Those stay in the verifier.
+// `test/writ-corpus/schema.test.ts` regenerates into memory and fails when a checked-in file differs.
+import { JSONSchema, type Schema } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Ack, AckBody, Call, Revoke, Tally, Writ } from "../src/writ/index.js"
+import { Caveat } from "../src/yea/caveat.js"
+import { ConsentRequest } from "../src/yea/reason.js"
+import { DelegationPayload, RawBlock, RootPayload } from "../src/yea/grant.js"
+import { Proof } from "../src/yea/proof.js"
+import { Proposal } from "../src/yea/proposal.js"
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySchema = Schema.Schema<any, any, never>
+
+/** Relative output path -> the Effect Schema it is generated from. */
+export const schemas: ReadonlyArray<readonly [string, AnySchema]> = [
+  ["writ/writ.schema.json", Writ],
+  ["writ/call.schema.json", Call],
+  ["writ/tally.schema.json", Tally as AnySchema],
+  ["writ/revoke.schema.json", Revoke],
+  ["writ/ack.schema.json", Ack],
+  ["writ/ack-body.schema.json", AckBody],
+  ["yea/grant-block.schema.json", RawBlock],
+  ["yea/grant-root-payload.schema.json", RootPayload],
+  ["yea/grant-delegation-payload.schema.json", DelegationPayload],
+  ["yea/caveat.schema.json", Caveat],
+  ["yea/proposal.schema.json", Proposal],
+  ["yea/proof.schema.json", Proof],
+  ["yea/consent-request.schema.json", ConsentRequest]
+]
+
+/** Schemas `JSONSchema.make` cannot render yet, with the reason (reported, not written). */
+export interface Skipped {
+  readonly file: string
+  readonly reason: string
+}
+
+/** The text of every schema file, keyed by its path relative to `schema/`. Deterministic: effect
+ * emits members in declaration order, and the text is pretty-printed with a trailing newline. A
+ * schema that needs an annotation its owner has not added yet (e.g. a `Schema.declare` without a
+ * `jsonSchema` annotation) is listed in `skipped` instead of failing the whole run. */
+export const render = (): { readonly files: ReadonlyArray<readonly [string, string]>; readonly skipped: ReadonlyArray<Skipped> } => {
+  const files: Array<readonly [string, string]> = []
+  const skipped: Array<Skipped> = []
+  for (const [file, s] of schemas) {
+    try {
+      files.push([file, JSON.stringify(JSONSchema.make(s), null, 2) + "\n"])
+    } catch (e) {
+      skipped.push({ file, reason: String(e instanceof Error ? e.message : e).split("\n").slice(0, 3).join(" ") })
+    }
+  }
+  return { files, skipped }
+}
+
+export const schemaRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "schema")
+
+export const writeAll = (root: string = schemaRoot): { readonly written: ReadonlyArray<string>; readonly skipped: ReadonlyArray<Skipped> } => {
+  const { files, skipped } = render()
+  const written = files.map(([file, text]) => {
+    const target = join(root, file)
+    mkdirSync(dirname(target), { recursive: true })
+    writeFileSync(target, text)
+    return target
+  })
+  return { written, skipped }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { written, skipped } = writeAll()
+  for (const f of written) console.log(`wrote ${f}`)
+  for (const s of skipped) console.log(`skipped ${s.file}: ${s.reason}`)
+}
