@@ -107,10 +107,12 @@ const openssl = (dir: string, args: ReadonlyArray<string>) => execFileSync("open
 
 export const makePki = (dir: string): Pki => {
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+  // CA files are named ca-*.{key,crt} so no client name can overwrite them.
   for (const ca of ["ca", "other"]) {
-    openssl(dir, ["req", "-x509", ...ec, "-keyout", `${ca}.key`, "-out", `${ca}.crt`, "-days", "2", "-subj", `/CN=test ${ca}`])
+    openssl(dir, ["req", "-x509", ...ec, "-keyout", `ca-${ca}.key`, "-out", `ca-${ca}.crt`, "-days", "2", "-subj", `/CN=test ${ca}`])
   }
   const issue = (name: string, san: string | null, ca: string, serverAuth: boolean) => {
+    name = `client-${name}`
     openssl(dir, ["req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`])
     const ext = [
       "basicConstraints=CA:FALSE",
@@ -119,7 +121,7 @@ export const makePki = (dir: string): Pki => {
     ].join("\n")
     writeFileSync(join(dir, `${name}.ext`), `${ext}\n`)
     openssl(dir, [
-      "x509", "-req", "-in", `${name}.csr`, "-CA", `${ca}.crt`, "-CAkey", `${ca}.key`, "-CAcreateserial",
+      "x509", "-req", "-in", `${name}.csr`, "-CA", `ca-${ca}.crt`, "-CAkey", `ca-${ca}.key`, "-CAcreateserial",
       "-out", `${name}.crt`, "-days", "2", "-extfile", `${name}.ext`
     ])
     return { key: readFileSync(join(dir, `${name}.key`), "utf8"), cert: readFileSync(join(dir, `${name}.crt`), "utf8") }
@@ -127,7 +129,7 @@ export const makePki = (dir: string): Pki => {
   const server = issue("server", "IP:127.0.0.1,DNS:localhost", "ca", true)
   return {
     dir,
-    caCert: readFileSync(join(dir, "ca.crt"), "utf8"),
+    caCert: readFileSync(join(dir, "ca-ca.crt"), "utf8"),
     serverKey: server.key,
     serverCert: server.cert,
     client: (name, san, ca = "ca") => issue(name, san, ca, false)
