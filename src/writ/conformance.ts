@@ -8,7 +8,7 @@ import { Effect, Either } from "effect"
 import type { Json } from "../kernel/json.js"
 import { parseJson } from "../kernel/json.js"
 import { checkAck } from "./ack.js"
-import { narrows, satisfies } from "./bound.js"
+import { checkBound, narrows, satisfies } from "./bound.js"
 import { verifyCall, checkCall } from "./call.js"
 import { checkExpiry, verifyChain } from "./chain.js"
 import { type WritError, writError } from "./reason.js"
@@ -90,16 +90,22 @@ export const evaluate = (op: string, text: string, input: Span, now: number | un
     case "narrows":
       return run(
         Effect.gen(function* () {
-          // The child is read and checked before the parent (section 14).
+          // Section 3 on the child (read strictly, section 1.1), then on the parent, then the
+          // type and the narrowing rule (section 14).
           const child = yield* strictSpan(text, m("child"))
+          yield* checkBound(child, "child")
           const parent = yield* strictSpan(text, m("parent"))
+          yield* checkBound(parent, "parent")
           yield* narrows(child, parent)
         })
       )
     case "satisfies":
       return run(
         Effect.gen(function* () {
+          // Section 3 on the bound, then the argument (read strictly: a value section 1.1 forbids
+          // can never reach section 7.2 inside a call), then the rule.
           const bound = yield* strictSpan(text, m("bound"))
+          yield* checkBound(bound, "bound")
           const arg = yield* strictSpan(text, m("arg"))
           yield* satisfies(bound, arg)
         })
