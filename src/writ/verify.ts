@@ -235,9 +235,13 @@ export const chainShape = <T extends ObjectInput = JsonObject>(v: unknown, p: st
     return Effect.succeed(v as ReadonlyArray<T>)
   })
 
+/** Whether received bytes hold an object: their first character after JSON whitespace is `{`. */
 const receivedIsObject = (r: Received): boolean => {
-  const s = typeof r.bytes === "string" ? r.bytes : new TextDecoder().decode(r.bytes.subarray(0, 64))
-  return s.trimStart().startsWith("{")
+  const at = (i: number): number => (typeof r.bytes === "string" ? r.bytes.charCodeAt(i) : r.bytes[i])
+  const n = r.bytes.length
+  let i = 0
+  while (i < n && (at(i) === 0x20 || at(i) === 0x09 || at(i) === 0x0a || at(i) === 0x0d)) i++
+  return i < n && at(i) === 0x7b
 }
 
 /** The string binary members at the given names, for step 2. */
