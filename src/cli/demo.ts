@@ -1,8 +1,17 @@
-// `mandate demo`: the end-to-end demonstration (npm start). Until the three-agent demo lands it
-// prints what it will show and the commands available.
-import { Command } from "@effect/cli"
-import { Console } from "effect"
+// `mandate demo` (npm start): the three-agent demo of spec Appendix A, A in this process and B and
+// C as `mandate writ serve` processes on loopback (src/cli/demo/). Exit status 1 when any
+// expectation fails; the child processes are stopped on every exit path.
+import { Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import { Random } from "../kernel/services.js"
+import { runDemo } from "./demo/run.js"
+import { runCommand } from "./writ-io.js"
 
-export const demoCommand = Command.make("demo", {}, () =>
-  Console.log("mandate demo: the three-agent demo is not built yet; run `npx mandate --help` for the commands")
-).pipe(Command.withDescription("Run the end-to-end demo on embedded SQLite"))
+const out = Options.text("out").pipe(Options.withDefault("out"), Options.withDescription("Folder for every object exchanged, the stores and the transcript"))
+
+export const demoCommand = Command.make("demo", { out }, ({ out }) =>
+  runCommand(Effect.gen(function*() {
+    const ok = yield* runDemo({ out }).pipe(Effect.provide(Random.live))
+    if (!ok) yield* Effect.sync(() => { process.exitCode = 1 })
+  }))
+).pipe(Command.withDescription("Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/"))
