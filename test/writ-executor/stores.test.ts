@@ -192,7 +192,7 @@ for (const kind of kinds) {
             atomic.transaction(Effect.zipRight(c.write, injected("test.after-write"))),
             d.context()
           ).pipe(Effect.flip)
-          expect(failed._tag).toBe("StoreError")
+          expect((failed as { _tag: string })._tag).toBe("StoreError")
           expect(yield* Effect.provide(c.read, d.context())).toEqual(before)
           const reopened = yield* d.reopen
           expect(yield* Effect.provide(c.read, reopened)).toEqual(before)
