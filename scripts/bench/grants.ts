@@ -69,7 +69,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     if (!nodeVerify(null, msg, pub, sig)) throw new Error("baseline verify failed")
   })
   console.log(`raw Ed25519 verify (node:crypto): ${raw.toFixed(0)}/s`)
-  console.log("blocks | full authorize (Effect)/s | ratio to raw | x n | decode+verify+caveats (no Effect runtime)/s | ratio to raw")
+  console.log("blocks | full authorize (Effect)/s | ratio to raw | x n | decodeGrant+verifyChain+evaluateCaveats (no authorize wrapper)/s | ratio to raw")
   for (const n of [1, 2, 4]) {
     const { token, holder } = chain(n)
     const input = { grants: [token], proofKey: holder, trusted, request }

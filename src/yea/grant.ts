@@ -16,8 +16,9 @@ import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
 import { utf8 } from "../kernel/canonical.js"
 import { verify } from "../kernel/ed25519.js"
 import { hashB64 } from "../kernel/hash.js"
+import { parseJson } from "../kernel/json.js"
 import { Random, Signer } from "../kernel/services.js"
-import { canonicalBytes, readCanonical } from "./canonical.js"
+import { canonical, canonicalBytes } from "./canonical.js"
 import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
 import { decodeKey, decodeSignature, encodeKey, encodeSignature, isKey } from "./keys.js"
 import { yeaError, type YeaError } from "./reason.js"
@@ -57,7 +58,11 @@ export const DelegationPayload = Schema.Struct({
 }).annotations({ identifier: "DelegationPayload" })
 export type DelegationPayload = typeof DelegationPayload.Type
 
-export const RawBlock = Schema.Struct({ p: Schema.Unknown, s: Signature }).annotations({ identifier: "Block" })
+/** `{"p": payload, "s": signature}` and nothing else: an unsigned extra member is refused. */
+export const RawBlock = Schema.Struct({ p: Schema.Unknown, s: Signature }).annotations({
+  identifier: "Block",
+  parseOptions: { onExcessProperty: "error" }
+})
 
 /** A decoded block: its payload as written (what was signed), the typed view, and its id. */
 export interface Block {
@@ -68,6 +73,8 @@ export interface Block {
   readonly iat: number
   readonly s: string
   readonly id: string
+  /** utf8(canonical(p)): the message `s` signs. */
+  readonly msg: Uint8Array
 }
 
 export interface RootBlock extends Block {
@@ -102,37 +109,69 @@ export const blockId = (s: string): string => hashB64(utf8(s))
 
 const unauthorized = (message: string, path?: string) => yeaError("unauthorized", message, path === undefined ? {} : { path })
 
-const decodeWith = <A, I>(schema: Schema.Schema<A, I>, v: unknown, path: string): Either.Either<A, YeaError> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema)(v, { errors: "first" }), (e) => unauthorized(`${path}: ${e.message.split("\n")[0]}`, path))
+const decoders = {
+  block: Schema.decodeUnknownEither(RawBlock),
+  root: Schema.decodeUnknownEither(RootPayload),
+  delegation: Schema.decodeUnknownEither(DelegationPayload)
+}
 
-/** §6.4 step 1: decode the token and check its prefix. Every failure is `unauthorized`. */
+const decodeWith = <A>(
+  decode: (u: unknown, o?: { errors: "first" }) => Either.Either<A, { readonly message: string }>,
+  v: unknown,
+  path: string
+): Either.Either<A, YeaError> =>
+  Either.mapLeft(decode(v, { errors: "first" }), (e) => unauthorized(`${path}: ${e.message.split("\n")[0]}`, path))
+
+const utf8Fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * §6.4 step 1: decode the token and check its prefix. Every failure is `unauthorized`.
+ * The token must be exactly `pg1.` + canonical base64url of utf8(canonical(blocks)): the canonical
+ * text is rebuilt from each block's canonical payload (which is also the signed message, so it is
+ * computed once) and compared with what was sent.
+ */
 export const decodeGrant = (token: unknown): Either.Either<Grant, YeaError> =>
   Either.gen(function* () {
     if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)) return yield* Either.left(unauthorized("a grant token starts with pg1."))
     const bytes = decodeBase64url(token.slice(TOKEN_PREFIX.length))
     if (Option.isNone(bytes)) return yield* Either.left(unauthorized("grant token is not canonical base64url"))
-    const json = readCanonical(bytes.value)
-    if (Either.isLeft(json)) return yield* Either.left(unauthorized(`grant token is not canonical JSON: ${json.left.message}`))
-    const list = json.right
+    let text: string
+    try {
+      text = utf8Fatal.decode(bytes.value)
+    } catch {
+      return yield* Either.left(unauthorized("grant token is not UTF-8"))
+    }
+    // Strict reading: duplicate members, lone surrogates, non-integers refused.
+    const parsed = parseJson(text, { integersOnly: true })
+    if (Either.isLeft(parsed)) return yield* Either.left(unauthorized(`grant token is not strict JSON: ${parsed.left.message}`))
+    const list = parsed.right
     if (!Array.isArray(list) || list.length === 0) return yield* Either.left(unauthorized("a grant is a non-empty list of blocks"))
     const blocks: Array<Block> = []
     let root: RootBlock | undefined
     const delegations: Array<DelegationBlock> = []
+    const canonicalParts: Array<string> = []
     for (let i = 0; i < list.length; i++) {
       const path = `blocks[${i}]`
-      const rb = yield* decodeWith(RawBlock, list[i], path)
+      const rb = yield* decodeWith(decoders.block, list[i], path)
+      const pc = canonical(rb.p)
+      if (Either.isLeft(pc)) return yield* Either.left(unauthorized(`${path}.p has no canonical form: ${pc.left.message}`, `${path}.p`))
+      canonicalParts.push(`{"p":${pc.right},"s":${JSON.stringify(rb.s)}}`)
       const id = blockId(rb.s)
+      const msg = utf8(pc.right)
       if (i === 0) {
-        const p = yield* decodeWith(RootPayload, rb.p, `${path}.p`)
-        root = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, iss: p.iss, nonce: p.nonce }
+        const p = yield* decodeWith(decoders.root, rb.p, `${path}.p`)
+        root = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, msg, iss: p.iss, nonce: p.nonce }
         blocks.push(root)
       } else {
-        const p = yield* decodeWith(DelegationPayload, rb.p, `${path}.p`)
-        const d: DelegationBlock = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, prev: p.prev }
+        const p = yield* decodeWith(decoders.delegation, rb.p, `${path}.p`)
+        const d: DelegationBlock = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, msg, prev: p.prev }
         delegations.push(d)
         blocks.push(d)
       }
     }
+    // One spelling only: any other spelling of the same blocks (spaces, member order, 1.0, -0)
+    // is refused rather than normalized.
+    if (`[${canonicalParts.join(",")}]` !== text) return yield* Either.left(unauthorized("grant token is not in canonical form"))
     return { token, root: root!, delegations, blocks, id: root!.id, principal: root!.iss, holder: blocks[blocks.length - 1].sub }
   })
 
@@ -155,8 +194,7 @@ export const verifyChain = (grant: Grant, opts: ChainOptions): Either.Either<Gra
       const signerKey = i === 0 ? grant.root.iss : blocks[i - 1].sub
       const pub = decodeKey(signerKey)
       const sig = decodeSignature(blocks[i].s)
-      const msg = canonicalBytes(blocks[i].raw)
-      if (Option.isNone(pub) || Option.isNone(sig) || Either.isLeft(msg) || !verify(pub.value, msg.right, sig.value)) {
+      if (Option.isNone(pub) || Option.isNone(sig) || !verify(pub.value, blocks[i].msg, sig.value)) {
         return yield* Either.left(unauthorized(`block ${i} signature does not verify`, `blocks[${i}].s`))
       }
     }
