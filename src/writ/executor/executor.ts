@@ -128,7 +128,7 @@ interface Running {
 /** What step 9 found, or that the call was accepted. */
 type Admission =
   | { readonly _tag: "final"; readonly tally: JsonObject; readonly res: Option.Option<Json> }
-  | { readonly _tag: "pending"; readonly acc: number }
+  | { readonly _tag: "pending"; readonly accepted: AcceptedCall }
   | { readonly _tag: "accepted"; readonly accepted: AcceptedCall; readonly stop: Deferred.Deferred<void> }
 
 const ascii = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
@@ -494,7 +494,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
             const e = entry.value
             return e.state === "final"
               ? ({ _tag: "final", tally: e.tally, res: e.res } as Admission)
-              : ({ _tag: "pending", acc: e.accepted.acc } as Admission)
+              : ({ _tag: "pending", accepted: e.accepted } as Admission)
           }
           // Step 10 with step 9's pending entry and step 11's acc: one atomic store step. A
           // refusal here consumes nothing and leaves no entry (the transaction rolls back).
@@ -535,7 +535,9 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       const a = admitted.right
       if (a._tag === "final") return yield* reply({ _tag: "tally", tally: a.tally, res: a.res }, "replay")
       if (a._tag === "pending") {
-        return yield* reply({ _tag: "tally", tally: yield* sign(signPending(checked.id, leaf.id, K.op, a.acc)), res: Option.none() })
+        // The pending tally of the recorded entry, with its acc (section 7 step 9).
+        const p = a.accepted
+        return yield* reply({ _tag: "tally", tally: yield* sign(signPending(p.call, p.leaf, p.op, p.acc)), res: Option.none() })
       }
       // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
       // work runs to its tally on its own fiber: a caller that goes away (a dropped connection)
