@@ -26,6 +26,10 @@ const allowAnonymous = Options.boolean("allow-anonymous").pipe(Options.withDescr
 const forward = Options.keyValueMap("forward").pipe(Options.optional, Options.withDescription("did:key=URL of an executor below, for forwarding revokes (section 9.1)"))
 const act = Options.text("act").pipe(Options.repeated, Options.withDescription("A prefix listed in /.well-known/writ (Appendix B)"))
 const publicUrl = Options.text("public-url").pipe(Options.optional, Options.withDescription("Endpoint published in /.well-known/writ"))
+const synchronous = Options.choice("synchronous", ["full", "normal"]).pipe(
+  Options.withDefault("full" as const),
+  Options.withDescription("SQLite synchronous: full (every commit synced; survives power loss) or normal (synced at checkpoints; survives a killed process)")
+)
 const revokeBurst = Options.integer("revoke-burst").pipe(Options.withDefault(60), Options.withDescription("Revokes a peer may send at once (section 12)"))
 const revokeRate = Options.integer("revoke-rate").pipe(Options.withDefault(10), Options.withDescription("Revokes per second a peer regains"))
 
@@ -37,7 +41,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, revokeBurst, revokeRate },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, revokeBurst, revokeRate },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -63,7 +67,8 @@ export const writServeCommand = Command.make(
         ...(Option.isSome(o.forward) ? { forward: Object.fromEntries(HashMap.toEntries(o.forward.value)) } : {}),
         act: o.act,
         ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
-        revokeRate: { burst: o.revokeBurst, perSecond: o.revokeRate }
+        revokeRate: { burst: o.revokeBurst, perSecond: o.revokeRate },
+        synchronous: o.synchronous
       }
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
     }).pipe(

@@ -7,6 +7,7 @@
 // (transport identity -> keys, section 7.6) and the handler module, which exports the
 // ApplicationService that performs operations (as `default` or `application`).
 import { FileSystem } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { Data, Effect, Layer, Option, type Scope } from "effect"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -49,6 +50,14 @@ export interface ServeOptions {
   readonly forwardTls?: ClientTls
   /** Revoke intake per peer (section 12). Default: burst 60, 10 per second. */
   readonly revokeRate?: RateLimitOptions
+  /**
+   * SQLite `synchronous` on the store's connection (WAL). "full" (the default) syncs the log on
+   * every commit, so a commit survives power loss. "normal" syncs at checkpoints: every commit
+   * still survives the process being killed (the log is in the OS's cache), and the file stays
+   * consistent, but the last commits before a power loss or OS crash can be lost. Section 9's
+   * "MUST survive restart" holds for a process restart under both.
+   */
+  readonly synchronous?: "full" | "normal"
   /** Endpoint path. Default "/writ". */
   readonly path?: string
   /** Appendix B `act`. */
@@ -130,10 +139,15 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
     const stores = SqliteWrit.layer(options.storeFile)
     const context = yield* Layer.build(
       Layer.merge(
-        executorLayer.pipe(Layer.provide(Layer.merge(services, stores))),
+        executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
         RevokeRateLimit.layer(options.revokeRate ?? { burst: 60, perSecond: 10 })
       )
     ).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))
+    const sync = options.synchronous ?? "full"
+    yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`PRAGMA synchronous = ${sync === "normal" ? "NORMAL" : "FULL"}`)).pipe(
+      Effect.provide(context),
+      Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message }))
+    )
     const executor = yield* Effect.provide(Executor, context)
     // Section 9: every pending record is resolved before the first request is answered.
     const resolved = yield* executor.recover.pipe(
