@@ -37,7 +37,7 @@ export class Ordered {
   constructor(readonly entries: ReadonlyArray<readonly [string, V]>) {}
 }
 export type V = null | boolean | number | string | Raw | Ordered | ReadonlyArray<V> | { readonly [k: string]: V }
-type Obj = { readonly [k: string]: V }
+export type Obj = { readonly [k: string]: V }
 
 const isPlainObject = (v: V): v is Obj =>
   v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Raw) && !(v instanceof Ordered)
