@@ -77,9 +77,16 @@ export class ScenarioFileError extends Schema.TaggedError<ScenarioFileError>()("
  */
 export const decodeScenario = (file: string, text: string): Effect.Effect<Scenario, ScenarioFileError> =>
   Effect.gen(function*() {
-    const parsed = parseJson(text, { integersOnly: false, maxDepth: 100_000 })
-    if (Either.isLeft(parsed)) return yield* new ScenarioFileError({ file, message: parsed.left.message })
-    return yield* Schema.decodeUnknown(Scenario)(parsed.right).pipe(
+    const strict = parseJson(text, { integersOnly: false, maxDepth: 100_000 })
+    // A file whose calls carry what section 1.1 forbids (a lone surrogate escape) is still a
+    // scenario: read it leniently, and the executor, reading the call's bytes strictly, refuses it.
+    const value = Either.isRight(strict)
+      ? strict.right
+      : yield* Effect.try({
+        try: () => JSON.parse(text) as Json,
+        catch: () => new ScenarioFileError({ file, message: strict.left.message })
+      })
+    return yield* Schema.decodeUnknown(Scenario)(value).pipe(
       Effect.mapError((e) => new ScenarioFileError({ file, message: ParseResult.TreeFormatter.formatErrorSync(e) }))
     )
   })
