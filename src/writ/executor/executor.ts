@@ -705,3 +705,12 @@ const isAckBody = (u: Json): boolean =>
 
 /** The executor as a Layer over the stores and services it needs. */
 export const layer: Layer.Layer<Executor, never, ExecutorRequirements> = Layer.effect(Executor, makeExecutor)
+
+/**
+ * The executor after a restart: its pending records are resolved (section 9) before it takes its
+ * first call. A store that cannot be read or written fails the Layer.
+ */
+export const layerRecovered: Layer.Layer<Executor, StoreError, ExecutorRequirements> = Layer.effect(
+  Executor,
+  Effect.tap(makeExecutor, (executor) => executor.recover)
+)

@@ -3,7 +3,7 @@
 // scripted by each step's `app`, held operations finished by `finish` steps, and `restart` as a
 // crash: every running operation is dropped, the store is reopened, pending records are resolved.
 // Answers compare by canonical form (section 1.2).
-import { Context, Deferred, Duration, Effect, Either, Exit, Fiber, Option, ParseResult, Schema, Scope } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Option, ParseResult, Schema, Scope } from "effect"
 import * as Clock from "effect/Clock"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { type Json, type JsonObject, parseJson } from "../../kernel/json.js"
@@ -121,6 +121,8 @@ export interface ScenarioResult {
 
 /** How long a call may go unanswered, without its application holding it, before it counts as in flight. */
 const WAIT_SECONDS = 3
+/** How long any step may take before the runner reports it and moves on. */
+const STEP_TIMEOUT_SECONDS = 60
 
 const isObject = (v: Json): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v)
 
@@ -215,6 +217,18 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
     const fibers = new Map<string, Fiber.RuntimeFiber<CallAnswer>>()
     const withTime = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.withClock(self, time.clock)
 
+    /** A step's effect, reported as a failed step if it dies or does not answer in time. */
+    const guarded = <A>(index: number, self: Effect.Effect<A>): Effect.Effect<Option.Option<A>> =>
+      self.pipe(
+        Effect.timeoutFail({ duration: Duration.seconds(STEP_TIMEOUT_SECONDS), onTimeout: () => "no answer in time" }),
+        Effect.exit,
+        Effect.map((exit) => {
+          if (Exit.isSuccess(exit)) return Option.some(exit.value)
+          failures.push({ step: index, message: `the executor failed: ${Cause.pretty(exit.cause).split("\n")[0]}` })
+          return Option.none()
+        })
+      )
+
     const compare = (index: number, step: Step, actual: Json) => {
       if (canonicalText(actual) !== canonicalText(step.expect)) {
         failures.push({
@@ -236,11 +250,13 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
           // In flight: the application holds it, or it was accepted and waits (a sys/undo behind a
           // running reversal of the same tally, section 8.1) past a generous quiet period.
           const callId = isObject(step.call) ? identity(step.call) : ""
-          const first = yield* Effect.raceAll([
+          const raced = yield* guarded(index, Effect.raceAll([
             Effect.map(Fiber.join(fiber), (answer) => ({ _tag: "answer" as const, answer })),
             Effect.map(Deferred.await(entered), (callId) => ({ _tag: "held" as const, callId })),
             Effect.as(Effect.sleep(Duration.seconds(WAIT_SECONDS)), { _tag: "held" as const, callId })
-          ])
+          ]))
+          if (Option.isNone(raced)) break
+          const first = raced.value
           if (first._tag === "held") {
             fibers.set(first.callId, fiber)
             compare(index, step, { inflight: true })
@@ -250,8 +266,8 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
         case "revoke": {
           time.set(step.now)
           current = { index, app: undefined, entered: undefined }
-          const answer = yield* withTime(executor.revoke(new Received(canonicalText(step.revoke))))
-          compare(index, step, revokeAnswerJson(answer))
+          const answer = yield* guarded(index, withTime(executor.revoke(new Received(canonicalText(step.revoke)))))
+          if (Option.isSome(answer)) compare(index, step, revokeAnswerJson(answer.value))
           break
         }
         case "finish": {
@@ -272,7 +288,8 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
           holds.delete(step.call)
           fibers.delete(step.call)
           yield* Deferred.succeed(held.outcome, toOutcome(step.app))
-          compare(index, step, callAnswerJson(yield* Fiber.join(fiber)))
+          const answer = yield* guarded(index, Fiber.join(fiber))
+          if (Option.isSome(answer)) compare(index, step, callAnswerJson(answer.value))
           break
         }
         case "restart": {
