@@ -303,6 +303,72 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
+    it("limits a writ with several count bounds by the smallest, incrementing its entry once per call", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo(
+          { act: act("travel") },
+          { act: act("travel"), a: { t: "count", v: 3 }, b: { t: "count", v: 2 } }
+        )
+        const codes = []
+        for (let i = 0; i < 3; i++) codes.push(codeOf(yield* ex.call(call(B, [w1, w2], "travel/x"))))
+        expect(codes).toEqual([null, null, "count_exhausted"])
+        const used = yield* Effect.provide(Effect.flatMap(Reservations, (r) => r.used(`writ/count/${identity(w2)}`)), d.context())
+        expect(used).toBe(2n)
+        yield* d.close
+      })))
+
+    it("answers a revoke received again with a new ack that is true of its own rcv", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const release = yield* Deferred.make<void>()
+        const app = scripted(() => Effect.as(Deferred.await(release), ok()))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const c = call(B, [w1, w2], "travel/x")
+        const running = yield* Effect.fork(ex.call(c))
+        while (app.log.length < 1) yield* Effect.sleep("1 millis")
+        // A key-wide revoke of the root issuer covers the running call: open, answered pending.
+        const rv = revoke(A, [])
+        const first = recorded(yield* ex.revoke(rv))
+        expect(first.res).toEqual({ held: [], open: [identity(c)] })
+        expect(first.tallies.map((t) => t.st)).toEqual(["pending"])
+        yield* Deferred.succeed(release, undefined)
+        const done = tallyOf(yield* Fiber.join(running))
+        // The operation did not stop (it ignored the signal), so it reports what it did.
+        expect(done.st).toBe("ok")
+        const second = recorded(yield* ex.revoke(rv))
+        expect(second.res).toEqual({ held: [{ call: identity(c), tally: identity(done) }], open: [] })
+        expect(second.tallies).toEqual([])
+        expect(second.ack.revoke).toBe(identity(rv))
+        expect(identity(second.ack)).not.toBe(identity(first.ack))
+        yield* d.close
+      })))
+
+    it("resolves a pending record to the outcome the application determines after a restart", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const never = scripted(() => Effect.never)
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: never.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const c = call(B, [w1, w2], "travel/x")
+        const lost = yield* Effect.fork(ex.call(c))
+        while (never.log.length < 1) yield* Effect.sleep("1 millis")
+        yield* Fiber.interrupt(lost)
+        const reopened = yield* d.reopen
+        const ex2 = yield* rig(reopened, {
+          executorKey: E, accept: [A],
+          app: { perform: () => Effect.succeed(ok()), recover: () => Effect.succeed(Option.some(ok({ found: true }))) }
+        })
+        expect(yield* ex2.recover).toBe(1)
+        const t = tallyOf(yield* ex2.call(c))
+        expect([t.st, t.acc, t.out]).toEqual(["ok", T0, hashOf({ found: true })])
+        expect(yield* ex2.recover).toBe(0)
+        yield* d.close
+      })))
+
     it("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
       run(Effect.gen(function*() {
         const d = yield* openDurable(kind)
