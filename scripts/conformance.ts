@@ -461,6 +461,13 @@ const writs = (): void => {
   w("writ with an integer set element", r("int-set", { bnd: { ...BASE_BND, tier: { t: "set", v: [1, 2, "3"] } } }))
   w("writ exp zero", r("exp0", { exp: 0 }))
   w("writ at nesting 64", r("nest64", { deep: nestedValue(63) }))
+  // The signing input is the canonical form (section 1.2): names by UTF-16 code units, RFC 8785
+  // string escapes, -0 read as 0. A verifier that sorted by code point, escaped differently or kept
+  // "-0" would compute another signing input and refuse these.
+  w("writ bound names sorted by utf16 code units", r("utf16", { bnd: { ...BASE_BND, "\uff61": { t: "max", v: 1 }, "\ud83d\ude00": { t: "max", v: 2 } } }))
+  w("writ strings with rfc 8785 escapes", r("escapes", { note: "\u0001\u001f\"\\/\u00e9\u2028\ud83d\ude00\t" }))
+  w("writ with minus zero written in the received bytes", withRaw(r("minus0", { note: 0 }), "note", "-0"))
+  w("writ exp the largest safe integer", r("exp-max", { exp: Number.MAX_SAFE_INTEGER }))
   // Step 1: too_large.
   w("writ over 4096 canonical bytes", r("big", { bnd: { ...BASE_BND, act: { t: "prefix", v: "x".repeat(3900) } } }), "too_large")
   w("writ of exactly 4096 canonical bytes", (() => {
@@ -593,6 +600,12 @@ const chains = (): void => {
   c("nine links before a bad signature", [...linear("nine", 8), { ...linear("nine", 9)[8], exp: 1 }], "too_large")
   c("element not an object", [W1, "writ"], "malformed")
   c("element null", [W1, null], "malformed")
+  c("small order holder delegates with a forged signature", (() => {
+    const so = smallOrderDid(SMALL_ORDER[0][1])
+    const p = writ("so-chain", { iss: A, hld: so })
+    const forged = { v: 1, typ: "writ", iss: so, hld: C.did, bnd: BASE_BND, prv: hashOf(p), exp: T0, nnc: nonce("writ/so-chain-c"), sig: b64u(Buffer.concat([Buffer.from(SMALL_ORDER[0][1], "hex"), new Uint8Array(32)])) }
+    return [p, forged]
+  })(), "bad_key")
   c("elements checked before writs", [{ ...W1, sig: "x" }, 7], "malformed")
   // Every writ passes section 6.1, in array order.
   c("second writ tampered", [W1, { ...W2, exp: (W2.exp as number) - 1 }], "bad_signature")
@@ -653,6 +666,8 @@ const calls = (): void => {
   k("call nesting 64", call("nest64", B, CH, "shop/books", { ...ARGS, deep: nestedValue(62) }))
   k("call with a fraction in args", withRaw(K, "args", '{"amount":25000.5,"currency":"EUR","date":20270115,"spend":40000,"isbn":"978-0"}'), "noncanonical")
   k("call with a duplicate arg", withRaw(K, "args", '{"amount":1,"amount":25000,"currency":"EUR","date":20270115,"spend":40000}'), "noncanonical")
+  k("chain writ with a duplicate member", withRaw(K, "chain", `[${canon(W1)},${canon(W2).replace('"typ":"writ"', '"typ":"writ","typ":"writ"')}]`), "noncanonical")
+  k("chain writ with a fraction before the call's own members", withRaw(call("frac-chain", B, CH, "shop/books", ARGS, { v: 3 }), "chain", `[${canon(W1).replace(/"exp":(\d+)/, '"exp":$1.0')},${canon(W2)}]`), "noncanonical")
   k("call id with padding", call("idpad", B, CH, "shop/books", ARGS, { id: nonce("call/idpad") + "==" }), "noncanonical")
   k("call id of 15 bytes", call("id15", B, CH, "shop/books", ARGS, { id: nonce("call/id15", 15) }), "malformed")
   k("call id a number", call("idnum", B, CH, "shop/books", ARGS, { id: 1 }), "malformed")
@@ -741,6 +756,8 @@ const tallies = (): void => {
   t("tally acc just before exp", W1, K1, tally(B, { ...base, acc: (W1.exp as number) - 1 }))
   t("standing tally after exp", W1, call("t-stand", A, [W1], "sys/tallies", {}), tally(B, { ...base, call: hashOf(call("t-stand", A, [W1], "sys/tallies", {})), op: "sys/tallies", acc: (W1.exp as number) + 100, used: {}, rev: null }))
   t("tally with an unknown member", W1, K1, tally(B, { ...base, extra: { note: "fine" } }))
+  t("result body a string", W1, K1, tally(B, { ...base, out: hashOf("done") }), undefined, "done")
+  t("result body an empty object", W1, K1, tally(B, { ...base, out: hashOf({}) }), undefined, {})
   // Tally tree: A -> B under [W1]; B delegates W2 to C and calls C; C's tally in B's sub.
   const K2 = call("t-k2", B, [W1, W2], "shop/books", ARGS)
   const TC = tally(C, { call: hashOf(K2), writ: hashOf(W2), op: "shop/books", acc: T0 + 70, used: { amount: 20000, spend: 20000 } })
