@@ -38,6 +38,26 @@ export const schemas: ReadonlyArray<readonly [string, AnySchema]> = [
   ["yea/consent-request.schema.json", ConsentRequest]
 ]
 
+/** The five signed Writ objects, by their schema identifiers. */
+const SIGNED_OBJECTS = ["Writ", "Call", "Tally", "Revoke", "Ack"]
+
+/**
+ * Writ v0.1 section 1.7: a verifier MUST ignore members it does not recognize (and `crit` names the
+ * ones it must understand), so a signed object may carry members the table does not list; the
+ * Effect Schemas decode them that way (excess members ignored). `JSONSchema.make` writes every
+ * struct as `additionalProperties: false`, which would call such an object invalid, so the five
+ * signed objects are opened here. Bounds (section 3: exactly `t` and `v`) and other nested shapes
+ * stay closed.
+ */
+const openSignedObjects = <J extends object>(root: J): J => {
+  const defs = (root as { $defs?: Record<string, Record<string, unknown>> }).$defs ?? {}
+  for (const id of SIGNED_OBJECTS) {
+    const def = defs[id]
+    if (def !== undefined && def.type === "object") def.additionalProperties = true
+  }
+  return root
+}
+
 /** Schemas `JSONSchema.make` cannot render yet, with the reason (reported, not written). */
 export interface Skipped {
   readonly file: string
@@ -53,7 +73,7 @@ export const render = (): { readonly files: ReadonlyArray<readonly [string, stri
   const skipped: Array<Skipped> = []
   for (const [file, s] of schemas) {
     try {
-      files.push([file, JSON.stringify(JSONSchema.make(s), null, 2) + "\n"])
+      files.push([file, JSON.stringify(openSignedObjects(JSONSchema.make(s)), null, 2) + "\n"])
     } catch (e) {
       skipped.push({ file, reason: String(e instanceof Error ? e.message : e).split("\n").slice(0, 3).join(" ") })
     }

@@ -36,3 +36,18 @@ describe("schema/ regenerates unchanged", () => {
     expect([...def.required].sort()).toEqual(["bnd", "exp", "hld", "iss", "nnc", "prv", "sig", "typ", "v"])
   })
 })
+
+describe("section 1.7 in the generated schemas", () => {
+  const { files } = render()
+  const parse = (f: string) => JSON.parse(files.find(([x]) => x === f)![1])
+
+  it("the five signed objects admit unknown members; a bound admits only t and v", () => {
+    for (const [file, id] of [["writ", "Writ"], ["call", "Call"], ["tally", "Tally"], ["revoke", "Revoke"], ["ack", "Ack"]] as const) {
+      expect(parse(`writ/${file}.schema.json`).$defs[id].additionalProperties, id).toBe(true)
+    }
+    const writ = parse("writ/writ.schema.json").$defs.Writ
+    const bound = writ.properties.bnd.additionalProperties.anyOf[0]
+    expect(Object.keys(bound.properties).sort()).toEqual(["t", "v"])
+    expect(bound.additionalProperties).toBe(false)
+  })
+})
