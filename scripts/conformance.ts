@@ -642,6 +642,12 @@ const chains = (): void => {
   c("child expired only", [W1, W2], "expired", W2.exp as number)
   c("one writ expired after exp", [W1], "expired", (W1.exp as number) + 1000)
   c("structure checked before expiry", [W2, W1], "chain_broken", (W1.exp as number) + 1000)
+  // Section 6.1 failures of a chain writ are reported as they are (section 4: every writ passes 6.1).
+  c("chain writ nonce not canonical", [W1, resign(B, W2, { nnc: nonce("writ/w2") + "=" })], "noncanonical")
+  c("chain writ of another type", [W1, resign(B, W2, { typ: "call" })], "wrong_type")
+  c("chain writ with an unknown critical member", [W1, resign(B, W2, { crit: ["audit"], audit: 1 })], "unsupported_critical")
+  c("child adds a bound of unknown type", c2("adds-unknown", { zone: { t: "geo", v: "eu" } }), "unknown_bound")
+  c("child with a bound of unknown type before links", [W1, child("unknown-link", W1, X, C.did, { zone: { t: "geo", v: "eu" } })], "unknown_bound")
 }
 
 // ---- verify_call (section 7 steps 1 and 2, section 4, expiry, section 5) --------------------------
@@ -701,6 +707,7 @@ const calls = (): void => {
   k("call chain broken", call("broken", C, [W1, W3], "shop/books", ARGS), "chain_broken")
   k("call chain not narrowed", call("nn", C, [W1, child("nn-w", W1, B, C.did, { amount: { t: "max", v: 70000 } })], "shop", ARGS), "not_narrowed")
   k("call chain root with prv", call("rootprv", C, [W2, W3], "shop/books", ARGS), "chain_broken")
+  k("call leaf with a bound of unknown type", call("unk-leaf", B, [W1, child("unk-leaf-w", W1, B, C.did, { zone: { t: "geo", v: "eu" } })], "shop", ARGS), "unknown_bound")
   // Expiry, forward only.
   k("forward call at leaf exp", K, "expired", W2.exp as number)
   k("forward call at root exp", K, "expired", W1.exp as number)
@@ -820,6 +827,8 @@ const tallies = (): void => {
   t("wrt writ widens the leaf", W1, K1, tally(B, { ...treeP, sub: [], wrt: [child("t-wide", W1, B, C.did, { amount: { t: "max", v: 60000 } })] }), "not_narrowed")
   t("wrt writ outlives the leaf", W1, K1, tally(B, { ...treeP, sub: [], wrt: [child("t-outlive", W1, B, C.did, {}, { exp: (W1.exp as number) + 1 })] }), "not_narrowed")
   t("depth applies to wrt", (() => {
+  t("wrt writ with a bound of unknown type", W1, K1, tally(B, { ...treeP, sub: [], wrt: [child("t-unk", W1, B, C.did, { zone: { t: "geo", v: "eu" } })] }), "unknown_bound")
+  t("wrt writ with a holder that is not a key", W1, K1, tally(B, { ...treeP, sub: [], wrt: [child("t-badkey", W1, B, "did:key:z6MkNOTAKEY")] }), "bad_key")
     const Wd = writ("t-depth", { iss: A, hld: B.did, bnd: { ...BASE_BND, depth: { t: "max", v: 0 } } })
     return Wd
   })(), call("t-depth-k", A, [writ("t-depth", { iss: A, hld: B.did, bnd: { ...BASE_BND, depth: { t: "max", v: 0 } } })], "shop/books", ARGS), (() => {
@@ -908,6 +917,8 @@ const revokes = (): void => {
   r("revoke by a stranger", revoke(X, hashOf(W1), [W1]), "no_standing")
   r("leaf mismatch before standing", revoke(X, hashOf(W1), [W1, W2]), "chain_broken")
   r("chain validity before leaf mismatch", revoke(A, hashOf(W3), [W2, W3]), "chain_broken")
+  r("revoke chain writ with a bound of unknown type", (() => { const u = child("rv-unk", W1, B, C.did, { zone: { t: "geo", v: "eu" } }); return revoke(B, hashOf(u), [W1, u]) })(), "unknown_bound")
+  r("revoke chain broken by issuer", (() => { const u = child("rv-x", W1, X, C.did); return revoke(A, hashOf(u), [W1, u]) })(), "chain_broken")
 }
 
 // ---- check_ack (section 9.4) --------------------------------------------------------------------
@@ -997,6 +1008,15 @@ const acks = (): void => {
   a("tally fails section 6.1", { tally: { ...T, acc: T0 + 51 } }, "bad_signature")
   a("tally signed by another executor", { tally: tally(D, { call: hashOf(K), writ: hashOf(W2), op: "shop/books", acc: T0 + 50 }) }, "bad_signature")
   a("tally for another writ", { tally: tally(C, { call: hashOf(K), writ: hashOf(W1), op: "shop/books", acc: T0 + 50 }) }, "tally_mismatch")
+  a("ack with an unknown critical member", { ack: ack(C, hashOf(R), RCV, heldBody, { crit: ["seq"], seq: 4 }) }, "unsupported_critical")
+  a("chain broken", { chain: [W1, child("a-broken", W1, X, C.did)] }, "chain_broken")
+  a("chain writ with a bound of unknown type", { chain: [W1, child("a-unk", W1, B, C.did, { zone: { t: "geo", v: "eu" } })] }, "unknown_bound")
+  a("chain writ expired long before now is not checked", (() => {
+    const W2e = child("a-w2old", W1, B, C.did, {}, { exp: T0 + 1 })
+    const Ke = call("a-kold", B, [W1, W2e], "shop/books", ARGS)
+    const Te = tally(C, { call: hashOf(Ke), writ: hashOf(W2e), op: "shop/books", acc: T0 })
+    return { chain: [W1, W2e], tally: Te, res: empty, ack: ack(C, hashOf(R), RCV, empty) }
+  })())
 }
 
 // ---------------------------------------------------------------------------------------------
