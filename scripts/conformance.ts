@@ -724,6 +724,10 @@ const calls = (): void => {
   k("missing amount", call("miss-amount", B, CH, "shop/books", without(ARGS, "amount")), "missing_arg")
   k("missing total argument", call("miss-spend", B, CH, "shop/books", without(ARGS, "spend")), "missing_arg")
   k("count bound needs no argument", call("no-uses", B, CH, "shop/books", without(ARGS, "uses")))
+  k("hld and depth bounds need no arguments", (() => {
+    const p = writ("k-hd", { iss: A, hld: B.did, bnd: { ...BASE_BND, hld: { t: "set", v: [C.did] }, depth: { t: "max", v: 3 } } })
+    return call("k-hd", A, [p], "shop/x", ARGS)
+  })())
   k("missing before out of bounds", call("miss-oob", B, CH, "shop/books", { ...without(ARGS, "spend"), amount: 99999 }), "missing_arg")
   k("amount over the leaf max", call("oob-max", B, CH, "shop/books", { ...ARGS, amount: 30001 }), "out_of_bounds")
   k("amount within root but over leaf", call("oob-leaf", B, CH, "shop/books", { ...ARGS, amount: 45000 }), "out_of_bounds")
@@ -763,6 +767,7 @@ const tallies = (): void => {
   t("tally acc just before exp", W1, K1, tally(B, { ...base, acc: (W1.exp as number) - 1 }))
   t("standing tally after exp", W1, call("t-stand", A, [W1], "sys/tallies", {}), tally(B, { ...base, call: hashOf(call("t-stand", A, [W1], "sys/tallies", {})), op: "sys/tallies", acc: (W1.exp as number) + 100, used: {}, rev: null }))
   t("tally with an unknown member", W1, K1, tally(B, { ...base, extra: { note: "fine" } }))
+  t("tally used of a count bound is ignored", W1, K1, tally(B, { ...base, used: { uses: 999, amount: 1 } }))
   t("result body a string", W1, K1, tally(B, { ...base, out: hashOf("done") }), undefined, "done")
   t("result body an empty object", W1, K1, tally(B, { ...base, out: hashOf({}) }), undefined, {})
   // Tally tree: A -> B under [W1]; B delegates W2 to C and calls C; C's tally in B's sub.
@@ -772,6 +777,8 @@ const tallies = (): void => {
   t("tally with a sub tree", W1, K1, tally(B, treeP))
   t("tally used above its sub tallies", W1, K1, tally(B, { ...treeP, used: { amount: 26000, spend: 26000 } }))
   t("tally with wrt and no sub", W1, K1, tally(B, { ...treeP, sub: [] }))
+  t("sub tally op outside its writ act is not compared", W1, K1, tally(B, { ...treeP, sub: [tally(C, { call: hashOf(K2), writ: hashOf(W2), op: "shop/music", acc: T0 + 70, used: { amount: 20000, spend: 20000 } })] }))
+  t("standing sub tally after its writ exp", W1, K1, tally(B, { ...treeP, used: {}, sub: [tally(C, { call: hashOf(K2), writ: hashOf(W2), op: "sys/tallies", acc: (W2.exp as number) + 50 })] }))
   t("tally with two sub tallies within the max", W1, K1, (() => {
     const TC2 = tally(C, { call: nonce("t-other-call", 32), writ: hashOf(W2), op: "shop/books", acc: T0 + 80, used: { amount: 20000 } })
     return tally(B, { ...treeP, used: { amount: 40000, spend: 20000 }, sub: [TC, TC2] })
@@ -790,6 +797,7 @@ const tallies = (): void => {
   t("tally typ writ", W1, K1, tally(B, { ...base, extra: { typ: "writ" } }), "wrong_type")
   t("tally crit unknown", W1, K1, tally(B, { ...base, extra: { crit: ["audit"], audit: true } }), "unsupported_critical")
   t("tally ok with an err", W1, K1, tally(B, { ...base, err: { code: "x" } }), "malformed")
+  t("tally st not one of the four", W1, K1, tally(B, { ...base, st: "done", err: { code: "x" } }), "malformed")
   t("tally failed without an err", W1, K1, tally(B, { ...base, st: "failed" }), "malformed")
   t("tally err code not a string", W1, K1, tally(B, { ...base, st: "failed", err: { code: 1 } }), "malformed")
   t("tally err ref not a hash", W1, K1, tally(B, { ...base, st: "failed", err: { code: "x", ref: b64u(new Uint8Array(8)) } }), "malformed")
