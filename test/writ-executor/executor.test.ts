@@ -9,7 +9,7 @@ import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { Received } from "../../src/writ/verify.js"
 import { canonicalText } from "../../src/writ/sign.js"
 import { callAnswerJson, type CallAnswer, type RevokeAnswer } from "../../src/writ/executor/executor.js"
-import { Peer, STORE_UNAVAILABLE, type Outcome } from "../../src/writ/executor/services.js"
+import { APPLICATION_ERROR, Peer, STORE_UNAVAILABLE, type Outcome } from "../../src/writ/executor/services.js"
 import { AuditLog, CallStore, RevokeStore, TallyStore } from "../../src/writ/executor/stores.js"
 import { hashOf, signTally } from "../../src/writ/executor/tally-sign.js"
 import { Signer } from "../../src/kernel/services.js"
@@ -366,6 +366,22 @@ for (const kind of kinds) {
         const t = tallyOf(yield* ex2.call(c))
         expect([t.st, t.acc, t.out]).toEqual(["ok", T0, hashOf({ found: true })])
         expect(yield* ex2.recover).toBe(0)
+        yield* d.close
+      })))
+
+    it("signs a failed tally with an implementation code when the application dies or returns garbage", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted((op) =>
+          op.op === "travel/die"
+            ? Effect.die(new Error("boom"))
+            : Effect.succeed({ st: "ok", res: { n: Number.NaN } } as Outcome))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        for (const op of ["travel/die", "travel/garbage"]) {
+          const t = tallyOf(yield* ex.call(call(B, [w1, w2], op)))
+          expect([t.st, t.err]).toEqual(["failed", { code: APPLICATION_ERROR }])
+        }
         yield* d.close
       })))
 

@@ -151,6 +151,22 @@ const coverSubs = (used: Readonly<Record<string, number>>, sub: ReadonlyArray<Js
   return out
 }
 
+/** An outcome the executor can sign: a known `st`, a string code, integer `rev`, JSON `res`. */
+const wellFormed = (o: Outcome): boolean => {
+  if (typeof o !== "object" || o === null || !["ok", "failed", "canceled"].includes(o.st)) return false
+  if (o.code !== undefined && typeof o.code !== "string") return false
+  if (o.rev !== undefined && !Number.isSafeInteger(o.rev)) return false
+  if (o.used !== undefined && (typeof o.used !== "object" || o.used === null)) return false
+  if (o.res !== undefined) {
+    try {
+      hashOf(o.res)
+    } catch {
+      return false
+    }
+  }
+  return true
+}
+
 /** Section 7 step 10: the count and total limits of the chain, counts first, in chain order. */
 const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): Array<LimitSpec> => {
   const counts: Array<LimitSpec> = []
@@ -347,6 +363,14 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
 
   const runApplication = (op: Operation): Effect.Effect<Outcome> =>
     app.perform(op).pipe(
+      Effect.flatMap((outcome) =>
+        wellFormed(outcome)
+          ? Effect.succeed(outcome)
+          : Effect.as(Effect.logWarning("application returned a malformed outcome"), {
+            st: "failed",
+            code: APPLICATION_ERROR
+          } as Outcome)
+      ),
       Effect.catchAllCause((cause) =>
         Effect.as(Effect.logWarning("application failed", cause), { st: "failed", code: APPLICATION_ERROR } as Outcome)
       )
