@@ -74,38 +74,48 @@ const fmt = (x: number, w = 9): string => x.toFixed(x >= 100 ? 0 : 1).padStart(w
 
 export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   const msArg = args.find((a) => a.startsWith("--ms="))
-  const ms = msArg === undefined ? 400 : Number(msArg.slice(5))
-  // Enough distinct chains that a fresh measurement never repeats one within its time box.
+  const roundsArg = args.find((a) => a.startsWith("--rounds="))
+  const ms = msArg === undefined ? 300 : Number(msArg.slice(5))
+  const rounds = roundsArg === undefined ? 3 : Number(roundsArg.slice(9))
+  // Enough distinct chains that a fresh measurement never repeats one, in any round.
   const pool = (n: number) => Math.max(100, Math.ceil(1600 / n))
-  console.log(`building chains (fixed seeds): ${LENGTHS.map((n) => `${pool(n)} x ${n}`).join(", ")} writs, plus one reused chain per length`)
-  const fresh = new Map(LENGTHS.map((n) => [n, Array.from({ length: pool(n) }, (_, c) => chainOf(n, c))]))
+  console.log(`building chains (fixed seeds): ${rounds} rounds of ${LENGTHS.map((n) => `${pool(n)} x ${n}`).join(", ")} writs, plus one reused chain per length`)
+  const fresh = new Map(LENGTHS.map((n) => [n, Array.from({ length: rounds }, (_, r) => Array.from({ length: pool(n) }, (_, c) => chainOf(n, r * 100_000 + c)))]))
   const reused = new Map(LENGTHS.map((n) => [n, chainOf(n, 1_000_000)]))
 
   // Warm up the JIT and the per-key caches (keys recur in practice) on chains not measured below.
   for (let c = 0; c < 50; c++) verifyOnce(chainOf(2, 2_000_000 + c))
   rawVerifies(Math.min(ms, 200))
 
-  const baseBefore = rawVerifies(ms)
-  const rows: Array<string> = []
-  for (const n of LENGTHS) {
-    const chains = fresh.get(n)!
-    const f = rate(ms, (i) => verifyOnce(chains[i]), chains.length)
-    const r0 = reused.get(n)!
-    verifyOnce(r0) // fills the cache for this chain
-    const r = rate(ms, () => verifyOnce(r0))
-    rows.push(`${n}|${f.perSecond}|${f.count}|${r.perSecond}`)
+  // Rounds interleave every measurement with the baseline; each figure is the best of its rounds,
+  // the usual way to read a machine shared with other work.
+  const best = { base: 0, fresh: new Map<number, number>(), freshCount: new Map<number, number>(), reused: new Map<number, number>() }
+  for (let r = 0; r < rounds; r++) {
+    best.base = Math.max(best.base, rawVerifies(ms))
+    for (const n of LENGTHS) {
+      const chains = fresh.get(n)![r]
+      const f = rate(ms, (i) => verifyOnce(chains[i]), chains.length)
+      if (f.perSecond > (best.fresh.get(n) ?? 0)) {
+        best.fresh.set(n, f.perSecond)
+        best.freshCount.set(n, f.count)
+      }
+      const r0 = reused.get(n)!
+      verifyOnce(r0) // fills the cache for this chain
+      best.reused.set(n, Math.max(best.reused.get(n) ?? 0, rate(ms, () => verifyOnce(r0)).perSecond))
+    }
+    best.base = Math.max(best.base, rawVerifies(ms))
   }
-  const baseAfter = rawVerifies(ms)
-  const base = (baseBefore + baseAfter) / 2
+  const base = best.base
 
-  console.log(`raw node:crypto Ed25519 verify: ${fmt(base)} /s (before ${fmt(baseBefore, 0)}, after ${fmt(baseAfter, 0)}; one writ's signing input, key parsed once)`)
+  console.log(`raw node:crypto Ed25519 verify: ${fmt(base)} /s (best of ${rounds * 2}; one writ's signing input, key parsed once)`)
   console.log(`chain  fresh chains/s  fresh writs/s  writs/s : raw   reused chains/s  reused writs/s  reused : fresh`)
-  for (const line of rows) {
-    const [n, f, count, r] = line.split("|").map(Number)
+  for (const n of LENGTHS) {
+    const f = best.fresh.get(n)!
+    const r = best.reused.get(n)!
     console.log(
-      `${String(n).padStart(5)}  ${fmt(f, 14)}  ${fmt(f * n, 13)}  ${(f * n / base).toFixed(3).padStart(13)}   ${fmt(r, 15)}  ${fmt(r * n, 14)}  ${(r / f).toFixed(2).padStart(13)}x` +
-        (count < 16 ? "  (few samples)" : "")
+      `${String(n).padStart(5)}  ${fmt(f, 14)}  ${fmt(f * n, 13)}  ${((f * n) / base).toFixed(3).padStart(13)}   ${fmt(r, 15)}  ${fmt(r * n, 14)}  ${(r / f).toFixed(2).padStart(13)}x` +
+        (best.freshCount.get(n)! < 16 ? "  (few samples)" : "")
     )
   }
-  console.log(`writs/s : raw = fraction of raw verify speed achieved per writ on a fresh chain (1.0 = signature check is the only cost)`)
+  console.log(`best of ${rounds} rounds of ${ms} ms each; writs/s : raw = share of raw verify speed reached per writ on a fresh chain (1.0 = the signature check is the only cost)`)
 }
