@@ -2,7 +2,8 @@
 //  - the canonical encoding is a fixed point: encode(parse(encode(v))) = encode(v), and any
 //    whitespace and member order of the same value reads back to the same canonical text;
 //  - the strict reader rejects every mutation section 1.1 forbids, wherever it sits in a document:
-//    a duplicate member (also spelled with escapes), a `\u` escape of an unpaired surrogate, a
+//    a duplicate member (also spelled with escapes), a `\u` escape of an unpaired surrogate, bytes
+//    that are not valid UTF-8 inside a string, a
 //    fraction, an exponent, an integer outside +-(2^53-1) (all `noncanonical`), and nesting over 64
 //    levels (`too_large`, even when another violation sits inside it);
 //  - 64 levels are accepted and 65 refused, whatever the containers.
@@ -153,6 +154,23 @@ describe("section 1.1: the strict reader rejects every forbidden mutation, anywh
   rejects("a fraction (rule 2), including .0", fraction, "noncanonical", 0x5eed05)
   rejects("an exponent (rule 2)", exponent, "noncanonical", 0x5eed06)
   rejects("an integer outside +-(2^53-1) (rule 2)", outOfRange, "noncanonical", 0x5eed07)
+
+  it("a string that is not valid UTF-8 (rule 3) -> noncanonical", () => {
+    // Invalid sequences: a stray continuation byte, bytes never used, an overlong encoding, an
+    // encoded surrogate (CESU style), a truncated sequence, and a code point above U+10FFFF.
+    const bad = fc.constantFrom([0x80], [0xff], [0xfe], [0xc0, 0x80], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xf4, 0x90, 0x80, 0x80])
+    const ascii = fc.string({ unit: fc.constantFrom(..."abcXYZ 0123"), maxLength: 3 })
+    fc.assert(
+      fc.property(path, ascii, bad, ascii, (p, pre, bytes, post) => {
+        // The marker is replaced by the invalid bytes inside a string literal, anywhere in the document.
+        const text = embed(p, JSON.stringify(`${pre}\u0000MARK\u0000${post}`).replace("\\u0000MARK\\u0000", "\u0001"))
+        const [before, after] = text.split("\u0001")
+        const doc = Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")])
+        expect(Either.match(parseJson(new Uint8Array(doc)), { onLeft: (e) => e.reason, onRight: () => "accept" })).toBe("noncanonical")
+      }),
+      { numRuns: RUNS, seed: 0x5eed0a }
+    )
+  })
 
   it("nesting over 64 levels -> too_large, before any other rule (rule 7)", () => {
     const inner = fc.oneof(smallValue.map((v) => canonicalText(v)), fraction, exponent, outOfRange, loneSurrogate, duplicate)
