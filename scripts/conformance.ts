@@ -1,4 +1,4 @@
-// `npm run conformance:gen`: regenerates the project's own Writ v0.1 conformance corpus in
+// `npm run conformance:gen [DIR]`: regenerates the project's own Writ v0.1 conformance corpus in
 // `conformance/vectors/`, one file per vector in the section 14 format, byte for byte the same on
 // every run.
 //
