@@ -88,6 +88,12 @@ for (const kind of kinds) {
         expect(codes.filter((c) => c === null).length).toBe(1)
         expect(codes.filter((c) => c === "count_exhausted").length).toBe(23)
         expect(app.log.length).toBe(1)
+        // One audit entry per call, naming the tally signed for it, accepted or refused (9.3).
+        const audit = yield* Effect.provide(Effect.flatMap(AuditLog, (a) => a.read), d.context())
+        expect(audit.length).toBe(24)
+        expect(audit.map((e) => e.signed).sort()).toEqual(answers.map((a) => identity(tallyOf(a))).sort())
+        expect(audit.filter((e) => e.outcome === "ok").map((e) => [e.root, e.leaf, e.principal, e.peer]))
+          .toEqual([[A.did, identity(w2), B.did, null]])
         const used = yield* Effect.provide(Effect.flatMap(Reservations, (r) => r.used(`writ/count/${identity(w1)}`)), d.context())
         expect(used).toBe(1n)
         yield* d.close

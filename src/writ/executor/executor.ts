@@ -227,6 +227,8 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   const running = new Map<string, Running>()
   const reversing = new Map<string, Deferred.Deferred<boolean>>()
   const unsaved: Array<{ readonly writ: string; readonly iss: string }> = []
+  /** Audit fields of accepted calls, written with their final tally (section 9.3). */
+  const auditBases = new Map<string, Omit<AuditEntry, "outcome" | "reason" | "signed">>()
 
   const sign = <A>(self: Effect.Effect<A, never, Signer>) => Effect.provideService(self, Signer, signer)
 
@@ -278,6 +280,16 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
           res
         })
         yield* reversal
+        // The call's audit entry goes in the same step (one commit instead of two, section 9.3).
+        const base = auditBases.get(accepted.call)
+        if (base !== undefined) {
+          yield* auditLog.append({
+            ...base,
+            outcome: String(tally.st),
+            reason: outcome.st === "ok" ? null : (outcome.code ?? APPLICATION_ERROR),
+            signed: identity(tally)
+          })
+        }
         // The consumption stays whatever the outcome (section 7.3); settling only closes the record.
         if (accepted.reservation !== null) {
           const settle = outcome.st === "ok"
@@ -286,6 +298,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
           yield* settle.pipe(Effect.catchIf((e) => e._tag !== "StoreError", () => Effect.void))
         }
       })).pipe(Effect.either)
+      if (Either.isRight(persisted)) auditBases.delete(accepted.call)
       if (Either.isLeft(persisted)) {
         // Section 9: performed but not persisted; answer what the durable record will resolve to.
         yield* Effect.logWarning(`final tally not persisted: ${persisted.left.message}`)
@@ -567,6 +580,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       // work runs to its tally on its own fiber: a caller that goes away (a dropped connection)
       // neither cancels it nor leaves its record pending.
       const accepted = a.accepted
+      auditBases.set(accepted.call, fullAudit)
       const work = yield* Effect.forkDaemon(Effect.gen(function*() {
         if (K.op === "sys/tallies") {
           const outcome = yield* performTallies(accepted, checked.json, chain).pipe(
@@ -578,7 +592,11 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
         const outcome = yield* runApplication(operation("forward", accepted, checked.json, a.stop, Option.none()))
         return yield* finish(accepted, outcome, Effect.void)
       }).pipe(Effect.ensuring(Effect.sync(() => running.delete(checked.id)))))
-      return yield* Effect.flatMap(Fiber.join(work), (answer) => reply(answer))
+      const answer = yield* Fiber.join(work)
+      // Written with the final tally unless that step failed (then the pending answer is audited).
+      if (!auditBases.has(accepted.call)) return answer
+      auditBases.delete(accepted.call)
+      return yield* reply(answer)
     })
 
   // -------------------------------------------------------------------------------------------
