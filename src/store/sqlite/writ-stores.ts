@@ -188,8 +188,11 @@ export const makeTallyStore = Effect.map(SqlClient.SqlClient, (sql) =>
             res: optionalText(h.res)
           })
         }`
-        for (const w of new Set(h.chain)) yield* sql`INSERT OR IGNORE INTO writ_tally_writs (writ, tally) VALUES (${w}, ${h.tally})`
-        for (const k of new Set(h.issuers)) yield* sql`INSERT OR IGNORE INTO writ_tally_issuers (iss, tally) VALUES (${k}, ${h.tally})`
+        // One statement per index, every row at once.
+        const writs = [...new Set(h.chain)].map((writ) => ({ writ, tally: h.tally }))
+        const keys = [...new Set(h.issuers)].map((iss) => ({ iss, tally: h.tally }))
+        if (writs.length > 0) yield* sql`INSERT OR IGNORE INTO writ_tally_writs ${sql.insert(writs)}`
+        if (keys.length > 0) yield* sql`INSERT OR IGNORE INTO writ_tally_issuers ${sql.insert(keys)}`
       }).pipe(op("writ.tallyStore.put")),
     get: (id) =>
       Effect.gen(function*() {

@@ -227,6 +227,9 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   const running = new Map<string, Running>()
   const reversing = new Map<string, Deferred.Deferred<boolean>>()
   const unsaved: Array<{ readonly writ: string; readonly iss: string }> = []
+  /** Calls whose operation recorded an issued writ or a sub-tally in this process. */
+  const delegating = new Set<string>()
+  let recovering = false
   /** Audit fields of accepted calls, written with their final tally (section 9.3). */
   const auditBases = new Map<string, Omit<AuditEntry, "outcome" | "reason" | "signed">>()
 
@@ -251,7 +254,11 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   ): Effect.Effect<CallAnswer> =>
     Effect.gen(function*() {
       const res = outcome.res === undefined ? Option.none<Json>() : Option.some(outcome.res)
-      const delegated = yield* delegations.forCall(accepted.leaf, accepted.id).pipe(Effect.either)
+      // Only work that delegated (in this process, or any work found after a restart) has
+      // issued writs or sub-tallies to read back (section 7.5).
+      const delegated = delegating.has(accepted.call) || recovering
+        ? yield* delegations.forCall(accepted.leaf, accepted.id).pipe(Effect.either)
+        : Either.right({ wrt: [] as ReadonlyArray<JsonObject>, sub: [] as ReadonlyArray<JsonObject> })
       const { wrt, sub } = Either.isRight(delegated) ? delegated.right : { wrt: [], sub: [] }
       const tally = yield* sign(signTally({
         call: accepted.call,
@@ -346,7 +353,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
     stopSignal: Deferred.await(stop),
     stopRequested: Deferred.isDone(stop),
     recordIssued: (writ) =>
-      delegations.recordIssued({
+      Effect.zipRight(Effect.sync(() => delegating.add(accepted.call)), delegations.recordIssued({
         leaf: accepted.leaf,
         id: accepted.id,
         writ: identity(writ),
@@ -354,7 +361,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
         above: accepted.chain,
         aboveIssuers: accepted.issuers,
         object: writ
-      }),
+      })),
     recordSub: (sub) =>
       Effect.gen(function*() {
         // Section 7.5: a sub-tally passes section 6.1 under the child writ's holder, or is left out.
@@ -591,7 +598,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
         if (K.op === "sys/undo") return yield* performUndo(accepted, checked.json, chain, a.stop)
         const outcome = yield* runApplication(operation("forward", accepted, checked.json, a.stop, Option.none()))
         return yield* finish(accepted, outcome, Effect.void)
-      }).pipe(Effect.ensuring(Effect.sync(() => running.delete(checked.id)))))
+      }).pipe(Effect.ensuring(Effect.sync(() => (running.delete(checked.id), delegating.delete(checked.id))))))
       const answer = yield* Fiber.join(work)
       // Written with the final tally unless that step failed (then the pending answer is audited).
       if (!auditBases.has(accepted.call)) return answer
@@ -712,6 +719,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   // Section 9: recovery after restart
 
   const recover: Effect.Effect<number, StoreError> = Effect.gen(function*() {
+    recovering = true
     // A reversal that began and never reported: its outcome is unknown (section 8.1).
     yield* atomic.transaction(reversals.markBegunUnknown)
     const pending = yield* calls.pending
@@ -735,7 +743,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       }
     }
     return pending.length
-  })
+  }).pipe(Effect.ensuring(Effect.sync(() => void (recovering = false))))
 
   return { did, call, revoke, recover }
 })
