@@ -9,7 +9,7 @@ import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { Received } from "../../src/writ/verify.js"
 import { canonicalText } from "../../src/writ/sign.js"
 import { callAnswerJson, type CallAnswer, type RevokeAnswer } from "../../src/writ/executor/executor.js"
-import { APPLICATION_ERROR, Peer, STORE_UNAVAILABLE, type Outcome } from "../../src/writ/executor/services.js"
+import { APPLICATION_ERROR, cancelOnStop, Peer, STORE_UNAVAILABLE, type Outcome } from "../../src/writ/executor/services.js"
 import { AuditLog, CallStore, RevokeStore, TallyStore } from "../../src/writ/executor/stores.js"
 import { hashOf, signTally } from "../../src/writ/executor/tally-sign.js"
 import { Signer } from "../../src/kernel/services.js"
@@ -278,6 +278,22 @@ for (const kind of kinds) {
         yield* Deferred.succeed(release, undefined)
         expect(tallyOf(yield* Fiber.join(fx)).st).toBe("ok")
         expect(seen.get(identity(cx))).toBe(false)
+        yield* d.close
+      })))
+
+    it("interrupts work written with cancelOnStop when a revoke tells it to stop", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        let interrupted = false
+        const app = scripted((op) =>
+          cancelOnStop(op, Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true))))))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const f = yield* Effect.fork(ex.call(call(B, [w1, w2], "travel/x")))
+        while (app.log.length < 1) yield* Effect.sleep("1 millis")
+        recorded(yield* ex.revoke(revoke(B, [w1, w2])))
+        const t = tallyOf(yield* Fiber.join(f))
+        expect([t.st, t.err, interrupted]).toEqual(["canceled", { code: "revoked" }, true])
         yield* d.close
       })))
 

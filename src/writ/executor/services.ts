@@ -149,3 +149,11 @@ export class Forwarder extends Context.Tag("mandate/writ/Forwarder")<Forwarder, 
 export const STORE_UNAVAILABLE = "mandate/store_unavailable"
 /** The application failed or died instead of returning an outcome. */
 export const APPLICATION_ERROR = "mandate/application_error"
+
+/**
+ * Runs `work` as an operation that stops when told to (section 9.1): on the executor's stop signal
+ * the work is interrupted, and only then is the outcome `canceled` with code `revoked`. Work that
+ * finishes first reports what it did.
+ */
+export const cancelOnStop = <E, R>(op: Operation, work: Effect.Effect<Outcome, E, R>): Effect.Effect<Outcome, E, R> =>
+  Effect.raceFirst(work, Effect.as(op.stopSignal, { st: "canceled", code: "revoked" } as Outcome))
