@@ -407,6 +407,48 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
+    it("keeps issued writs and sub-tallies of a call lost in a crash, in its resolved tally", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const [w1, w2] = chainTo({ act: act("travel"), amount: { t: "max", v: 60000 } })
+        let child: JsonObject | null = null
+        let sub: JsonObject | null = null
+        const app = scripted((op) =>
+          Effect.gen(function*() {
+            child = writ(E, C, { act: act("travel"), amount: { t: "max", v: 60000 } }, w2)
+            yield* op.recordIssued(child).pipe(Effect.orDie)
+            sub = yield* signTally({
+              call: identity(call(E, [w1, w2, child], "travel/x", {})), writ: identity(child), op: "travel/x", acc: T0,
+              st: "ok", code: null, res: Option.none(), used: { amount: 700 }, rev: null, sub: [], wrt: []
+            }).pipe(Effect.provideService(Signer, Signer.make(C.seed)))
+            yield* op.recordSub(sub).pipe(Effect.orDie)
+            return yield* Effect.never
+          }))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const c = call(B, [w1, w2], "travel/book", { amount: 100 })
+        const lost = yield* Effect.fork(ex.call(c))
+        while (sub === null) yield* Effect.sleep("1 millis")
+        yield* Fiber.interrupt(lost)
+        const reopened = yield* d.reopen
+        const ex2 = yield* rig(reopened, { executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service })
+        expect(yield* ex2.recover).toBe(1)
+        const t = tallyOf(yield* ex2.call(c))
+        expect([t.st, t.err, t.wrt, t.sub, t.used]).toEqual(["failed", { code: "unknown_outcome" }, [child], [sub], { amount: 700 }])
+        // A revoke of the root is forwarded to the holder of the writ issued before the crash.
+        const forwardedTo: Array<string> = []
+        const ex3 = yield* rig(reopened, {
+          executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service,
+          forwarder: { forward: (_r, holder) => Effect.as(Effect.sync(() => forwardedTo.push(holder)), Option.none()) }
+        })
+        const answer = recorded(yield* ex3.revoke(revoke(A, [w1])))
+        expect(forwardedTo).toEqual([C.did])
+        expect(answer.res).toEqual({ held: [{ call: identity(c), tally: identity(t) }], open: [] })
+        // One audit entry for the revoke, naming the ack.
+        const audit = yield* Effect.provide(Effect.flatMap(AuditLog, (a) => a.read), reopened)
+        expect(audit.filter((e) => e.kind === "revoke").map((e) => [e.outcome, e.signed])).toEqual([["recorded", identity(answer.ack)]])
+        yield* d.close
+      })))
+
     it("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
       run(Effect.gen(function*() {
         const d = yield* openDurable(kind)
