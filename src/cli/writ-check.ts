@@ -111,6 +111,12 @@ export const verifyAny = (
 // ---------------------------------------------------------------------------------------------
 // Answers (section 10)
 
+/** The reasons a call is refused with at section 7 steps 3 to 10 (signed, never stored). */
+export const refusalCodes: ReadonlySet<string> = new Set([
+  "chain_broken", "not_narrowed", "unknown_bound", "expired", "root_not_accepted", "wrong_executor", "revoked",
+  "peer_mismatch", "no_standing", "forbidden_op", "missing_arg", "out_of_bounds", "count_exhausted", "total_exhausted"
+])
+
 export type CallVerdict =
   | { readonly _tag: "error"; readonly reason: string }
   | {
@@ -125,9 +131,8 @@ export type CallVerdict =
   }
   | { readonly _tag: "malformed"; readonly message: string }
 
-/** The answer to a call: an unsigned error (section 7 steps 1 and 2), or a tally whose tree is
- * checked by section 6.2 against the call sent. A `wrong_executor` refusal is signed by the party
- * that received the call, not the leaf holder, so it verifies only as a signature by that party. */
+/** The answer to a call: an unsigned error (section 7 steps 1 and 2), a signed refusal (checked
+ * as evidence, below), or a tally whose tree is checked by section 6.2 against the call sent. */
 export const checkCallAnswer = (call: JsonObject, answer: Json, receiver?: string): Effect.Effect<CallVerdict> =>
   Effect.gen(function*() {
     if (!isObject(answer)) return { _tag: "malformed" as const, message: "the answer is not a JSON object" }
@@ -138,9 +143,21 @@ export const checkCallAnswer = (call: JsonObject, answer: Json, receiver?: strin
     const st = typeof tally.st === "string" ? tally.st : "?"
     const err = tally.err
     const code = isObject(err) && typeof err.code === "string" ? err.code : null
-    if (code === "wrong_executor" && receiver !== undefined) {
-      // Section 6.1: evidence of the refusal signed by the receiver; it does not verify under 6.2.
-      const r = yield* Effect.either(verifyTallyObject(tally, receiver))
+    if (st === "failed" && code !== null && refusalCodes.has(code)) {
+      // A refusal (section 7 steps 3 to 10): evidence that its signer refused this call. Section
+      // 6.2 does not apply in full (a refusal of an expired call has an `acc` past `exp`, one of a
+      // chain that does not verify has no valid leaf), so it is checked as section 6.1 under the
+      // party that received the call (the leaf holder, or `receiver` when given: a
+      // `wrong_executor` refusal is signed by a party that is not the leaf holder) and must name
+      // this call.
+      const chain = Array.isArray(call.chain) ? call.chain : []
+      const leaf = chain.length > 0 && isObject(chain[chain.length - 1]) ? (chain[chain.length - 1] as JsonObject) : {}
+      const signer = receiver ?? (typeof leaf.hld === "string" ? leaf.hld : "")
+      const r = yield* Effect.either(Effect.gen(function*() {
+        const t = yield* verifyTallyObject(tally, signer)
+        if (t.value.call !== identity(call)) return yield* Effect.fail(writError("tally_mismatch", "call", "the refusal answers another call"))
+        return t
+      }))
       return Either.isRight(r)
         ? { _tag: "tally" as const, tally, res, verdict: "valid" as const, st, code }
         : { _tag: "tally" as const, tally, res, verdict: "unverifiable" as const, error: r.left, st, code }
@@ -212,9 +229,10 @@ const usedText = (u: unknown): string =>
  * holder at the top when the call is known; the matching `wrt` writ's holder below), and, at the
  * top, the section 6.2 verdict for the whole tree with the path of its first failure.
  */
-export const drawTree = (tally: Json, call?: Json, res?: Json): Effect.Effect<ReadonlyArray<string>> =>
+export const drawTreeChecked = (tally: Json, call?: Json, res?: Json): Effect.Effect<{ readonly lines: ReadonlyArray<string>; readonly verdict: Verdict | "unchecked" }> =>
   Effect.gen(function*() {
     const lines: Array<string> = []
+    let verdict: Verdict | "unchecked" = "unchecked"
     let failurePath: string | undefined
     let topSigner: string | undefined
     if (call !== undefined && isObject(call)) {
@@ -222,9 +240,13 @@ export const drawTree = (tally: Json, call?: Json, res?: Json): Effect.Effect<Re
       if (Either.isRight(ctx)) {
         topSigner = ctx.right.chain[ctx.right.chain.length - 1].value.hld
         const r = yield* verifyTallyTree(tally, ctx.right, res === undefined ? undefined : { value: res })
+        verdict = r.verdict
         lines.push(r.verdict === "valid" ? "tree: valid (section 6.2)" : `tree: ${r.verdict}: ${describeFailure(r.error)}`)
         if (r.verdict !== "valid") failurePath = r.error.path ?? ""
-      } else lines.push(`tree: not checked, the call does not verify: ${describeFailure(ctx.left)}`)
+      } else {
+        verdict = "unverifiable"
+        lines.push(`tree: not checked, the call does not verify: ${describeFailure(ctx.left)}`)
+      }
     } else lines.push("tree: not checked (give --call to apply section 6.2)")
     const visit = (t: Json, signer: string | undefined, path: string, indent: string, last: boolean, top: boolean): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -258,5 +280,9 @@ export const drawTree = (tally: Json, call?: Json, res?: Json): Effect.Effect<Re
         }
       })
     yield* visit(tally, topSigner, "", "", true, true)
-    return lines
+    return { lines, verdict }
   })
+
+/** The tree's lines only. */
+export const drawTree = (tally: Json, call?: Json, res?: Json): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.map(drawTreeChecked(tally, call, res), (d) => d.lines)

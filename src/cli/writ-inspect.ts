@@ -4,8 +4,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import type { Json } from "../kernel/json.js"
-import { drawTree } from "./writ-check.js"
-import { cliError, isObject, readJson, runCommand } from "./writ-io.js"
+import { drawTreeChecked } from "./writ-check.js"
+import { cliError, exitRefused, isObject, readJson, runCommand } from "./writ-io.js"
 
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A tally, or an answer file holding one"))
 const options = {
@@ -23,6 +23,9 @@ export const writInspectCommand = Command.make("inspect", { file, ...options }, 
     }
     if (!isObject(tally) || tally.typ !== "tally") return yield* Effect.fail(cliError("wrong_type", "inspect takes a tally or an answer holding one", o.file))
     const call = Option.isSome(o.call) ? (yield* readJson(o.call.value)).value : undefined
-    for (const line of yield* drawTree(tally, call, res)) yield* Console.log(line)
+    const drawn = yield* drawTreeChecked(tally, call, res)
+    for (const line of drawn.lines) yield* Console.log(line)
+    // Exit status 1 when the tree was checked and is not valid.
+    if (drawn.verdict !== "valid" && drawn.verdict !== "unchecked") yield* exitRefused
   }))
 ).pipe(Command.withDescription("Draw a tally tree: each hop's signer, op, st, used and check result"))

@@ -6,9 +6,10 @@
 // (a signed refusal verifies: it is evidence), 1 otherwise.
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { checkCallAnswer, checkRevokeAnswer, shortKey } from "./writ-check.js"
+import type { Json } from "../kernel/json.js"
+import { checkCallAnswer, checkRevokeAnswer, refusalCodes, shortKey } from "./writ-check.js"
 import { cliError, describeFailure, exitRefused, readObjectFile, runCommand, writeJson } from "./writ-io.js"
-import { postWrit } from "./writ-post.js"
+import { postWrit } from "../bind/writ-http/client.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("The executor's endpoint"))
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A signed call or revoke"))
@@ -21,7 +22,11 @@ export const writSendCommand = Command.make("send", { url, file, ...options }, (
   runCommand(Effect.gen(function*() {
     const { bytes, value } = yield* readObjectFile(o.file, "a call or a revoke")
     if (value.typ !== "call" && value.typ !== "revoke") return yield* Effect.fail(cliError("wrong_type", "send takes a call or a revoke", o.file))
-    const answer = yield* postWrit(o.url, bytes)
+    const posted = yield* Effect.mapError(postWrit(o.url, bytes), (e) => cliError("mandate/unreachable", e.message, o.url))
+    if (Option.isNone(posted.json)) {
+      return yield* Effect.fail(cliError("noncanonical", `the answer (status ${posted.status}) is not strict JSON (section 1.1)`, o.url))
+    }
+    const answer: { status: number; body: Json } = { status: posted.status, body: posted.json.value }
     if (Option.isSome(o.out)) yield* writeJson(o.out.value, answer.body)
     yield* Console.log(`status ${answer.status}`)
     if (value.typ === "call") {
@@ -35,7 +40,7 @@ export const writSendCommand = Command.make("send", { url, file, ...options }, (
           return yield* exitRefused
         case "tally":
           yield* Console.log(`tally ${v.st}${v.code ? ` (${v.code})` : ""}${v.st === "failed" ? ", a signed refusal" : ""}`)
-          yield* Console.log(`verdict: ${v.verdict}${v.error ? `: ${describeFailure(v.error)}` : ""}`)
+          yield* Console.log(`verdict: ${v.verdict}${v.error ? `: ${describeFailure(v.error)}` : ""}${v.st === "failed" && v.code !== null && refusalCodes.has(v.code) && v.verdict === "valid" ? " (refusal checked as section 6.1 under the receiver, naming this call)" : ""}`)
           if (v.verdict !== "valid") yield* exitRefused
       }
     } else {
