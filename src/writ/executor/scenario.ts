@@ -137,7 +137,12 @@ const toOutcome = (app: ScriptedApp): Outcome => ({
 })
 
 const short = (v: Json): string => {
-  const t = canonicalText(v)
+  let t: string
+  try {
+    t = canonicalText(v)
+  } catch {
+    t = String(v)
+  }
   return t.length > 600 ? `${t.slice(0, 600)}...` : t
 }
 
@@ -230,7 +235,13 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
       )
 
     const compare = (index: number, step: Step, actual: Json) => {
-      if (canonicalText(actual) !== canonicalText(step.expect)) {
+      let same = false
+      try {
+        same = canonicalText(actual) === canonicalText(step.expect)
+      } catch {
+        same = false
+      }
+      if (!same) {
         failures.push({
           step: index,
           message: `${step.do}${step.note ? ` (${step.note})` : ""}: expected ${short(step.expect)}, got ${short(actual)}`
@@ -246,7 +257,9 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
           const entered = yield* Deferred.make<string>()
           current = { index, app: step.app, entered }
           const peer = step.peer === undefined ? Peer.none : Peer.named(step.peer)
-          const fiber = yield* Effect.forkDaemon(withTime(executor.call(new Received(canonicalText(step.call)), peer)))
+          const bytes = yield* guarded(index, Effect.sync(() => canonicalText(step.call)))
+          if (Option.isNone(bytes)) break
+          const fiber = yield* Effect.forkDaemon(withTime(executor.call(new Received(bytes.value), peer)))
           // In flight: the application holds it, or it was accepted and waits (a sys/undo behind a
           // running reversal of the same tally, section 8.1) past a generous quiet period.
           const callId = isObject(step.call) ? identity(step.call) : ""
@@ -266,7 +279,10 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
         case "revoke": {
           time.set(step.now)
           current = { index, app: undefined, entered: undefined }
-          const answer = yield* guarded(index, withTime(executor.revoke(new Received(canonicalText(step.revoke)))))
+          const answer = yield* guarded(
+            index,
+            Effect.suspend(() => withTime(executor.revoke(new Received(canonicalText(step.revoke)))))
+          )
           if (Option.isSome(answer)) compare(index, step, revokeAnswerJson(answer.value))
           break
         }
