@@ -455,9 +455,16 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
             ? reversals.succeed(tallyId, accepted.call, outcome.res === undefined ? Option.none() : Option.some(outcome.res))
             : reversals.clear(tallyId)
           const answer = yield* finish(accepted, { ...outcome, rev: undefined }, record)
+          reversing.delete(tallyId)
           yield* Deferred.succeed(mine, outcome.st === "ok")
           return answer
-        }).pipe(Effect.ensuring(Effect.sync(() => reversing.delete(tallyId))))
+        }).pipe(
+          // However this reversal ends, it no longer runs: release the claim and wake the waiters.
+          Effect.ensuring(Effect.suspend(() => {
+            if (reversing.get(tallyId) === mine) reversing.delete(tallyId)
+            return Deferred.succeed(mine, false)
+          }))
+        )
       }
     })
 
