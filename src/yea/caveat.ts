@@ -7,7 +7,6 @@ import {
   MEASURE_NAME,
   MeasureName,
   Scale,
-  UNIT,
   Unit,
   addDecimal,
   compareDecimal,
@@ -80,7 +79,7 @@ export const isLimit = (v: unknown): v is Limit => {
   const q: Record<string, unknown> = { amount: v.max }
   if (has(v, "scale")) q.scale = v.scale
   if (has(v, "unit")) q.unit = v.unit
-  return isQuantity(q) && (!has(v, "unit") || (typeof v.unit === "string" && UNIT.test(v.unit)))
+  return isQuantity(q)
 }
 
 const isRiskLevel = (v: unknown): v is RiskLevel => v === "low" || v === "medium" || v === "high"

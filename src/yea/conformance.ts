@@ -13,7 +13,7 @@ import { canonical } from "./canonical.js"
 import { decodeConsentCode, encodeConsentCode } from "./consent.js"
 import { decodeSeed, keyFromSeedText } from "./keys.js"
 import { checkLensCase, checkPrintableCase } from "./lens/conformance.js"
-import { addDecimal, decimal, formatQuantity, isQuantity, isUses, quantityValue, type Decimal } from "./measure.js"
+import { decimal, formatQuantity, isQuantity, isUses, quantityValue, type Decimal } from "./measure.js"
 import { signProof, verifyProof, type ProofSubject } from "./proof.js"
 import { proposalHash } from "./proposal.js"
 import { ConsentRequest } from "./reason.js"
@@ -170,7 +170,7 @@ const usedFrom = (used: unknown): TotalsLookup => (blockId, of) =>
   Effect.sync((): Decimal => {
     const byBlock = isObject(used) && isObject(used[blockId]) ? (used[blockId] as Record<string, unknown>) : {}
     const q = Object.prototype.hasOwnProperty.call(byBlock, of) ? byBlock[of] : undefined
-    return isQuantity(q) ? addDecimal(decimal(0), quantityValue(q)) : decimal(0)
+    return isQuantity(q) ? quantityValue(q) : decimal(0)
   })
 
 /**
