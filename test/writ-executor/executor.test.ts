@@ -449,6 +449,30 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
+    it("reverses a tally once when many undos for it race", () =>
+      run(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        let reversals = 0
+        const app = scripted((op) =>
+          op.kind === "forward"
+            ? Effect.succeed({ st: "ok", res: { charge: "ch_1" }, rev: T0 + 3600 } as Outcome)
+            : Effect.as(Effect.zipRight(Effect.sync(() => reversals++), Effect.sleep("1 millis")), ok({ refund: "rf" })))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const charge = tallyOf(yield* ex.call(call(B, [w1, w2], "travel/charge")))
+        const answers = yield* Effect.forEach(
+          Array.from({ length: 16 }, (_, i) => call(i % 2 === 0 ? A : B, [w1, w2], "sys/undo", { tally: charge })),
+          (c) => ex.call(c),
+          { concurrency: "unbounded" }
+        )
+        expect(reversals).toBe(1)
+        for (const a of answers) {
+          expect(tallyOf(a).st).toBe("ok")
+          expect(a._tag === "tally" && a.res).toEqual(Option.some({ refund: "rf" }))
+        }
+        yield* d.close
+      })))
+
     it("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
       run(Effect.gen(function*() {
         const d = yield* openDurable(kind)

@@ -13,7 +13,7 @@
 // Non-durable state lives in this module only: the admission lock, the stop signals of running
 // operations, the reversals running now, and revokes that could not be persisted (still honored
 // for as long as the process runs, section 9). A restart loses exactly these, as section 14.1 says.
-import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Either, Fiber, FiberId, Layer, Option } from "effect"
 import { Atomic, LimitExhausted, type LimitSpec, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
@@ -225,6 +225,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   // Steps 7 to 10 of forward and standing calls, and recording a revoke, run one at a time.
   const admission = yield* Effect.makeSemaphore(1)
   const running = new Map<string, Running>()
+  /** Reversals running in this process, by target tally: one at a time per tally (section 8.1). */
   const reversing = new Map<string, Deferred.Deferred<boolean>>()
   const unsaved: Array<{ readonly writ: string; readonly iss: string }> = []
   /** Calls whose operation recorded an issued writ or a sub-tally in this process. */
@@ -425,44 +426,49 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       const held = heldE.right
       // At most once per tally identity; one reversal at a time; waiters (section 8.1).
       while (true) {
-        const recordE = yield* reversals.get(tallyId).pipe(Effect.either)
-        if (Either.isLeft(recordE)) return yield* fail(STORE_UNAVAILABLE)
-        const record = recordE.right
-        if (Option.isSome(record) && record.value.state === "succeeded") {
-          const r = record.value
-          return yield* finish(accepted, r.res._tag === "Some" ? { st: "ok", res: r.res.value } : { st: "ok" }, Effect.void)
-        }
-        const current = reversing.get(tallyId)
-        if (current !== undefined) {
+        // Claim the tally, or wait for the reversal that holds it: one synchronous step, so two
+        // fibers can never both claim.
+        const claim = yield* Effect.sync(() => {
+          const current = reversing.get(tallyId)
+          if (current !== undefined) return { _tag: "wait" as const, current }
+          const mine = Deferred.unsafeMake<boolean>(FiberId.none)
+          reversing.set(tallyId, mine)
+          return { _tag: "mine" as const, mine }
+        })
+        if (claim._tag === "wait") {
           // A reversal of this tally is running: wait for it, then look again.
-          yield* Deferred.await(current)
+          yield* Deferred.await(claim.current)
           continue
         }
-        if (Option.isSome(record)) {
-          // Begun and not running in this process, or found unknown after a restart: store loss is
-          // never proof that nothing happened.
-          return yield* fail("unknown_outcome")
-        }
-        // Claim the reversal (synchronously: no other fiber runs between the check and the set).
-        const mine = yield* Deferred.make<boolean>()
-        reversing.set(tallyId, mine)
+        const mine = claim.mine
         return yield* Effect.gen(function*() {
+          // Read under the claim, so a reversal that finished a moment ago is seen.
+          const recordE = yield* reversals.get(tallyId).pipe(Effect.either)
+          if (Either.isLeft(recordE)) return yield* fail(STORE_UNAVAILABLE)
+          const record = recordE.right
+          if (Option.isSome(record) && record.value.state === "succeeded") {
+            // Done before: perform nothing, answer ok with the successful reversal's body.
+            const r = record.value
+            return yield* finish(accepted, Option.isSome(r.res) ? { st: "ok", res: r.res.value } : { st: "ok" }, Effect.void)
+          }
+          if (Option.isSome(record)) {
+            // Begun and never reported (found after a restart, or its final write failed): store
+            // loss is never proof that nothing happened.
+            return yield* fail("unknown_outcome")
+          }
           // Durably record that the reversal has begun before performing it.
           const begun = yield* atomic.transaction(reversals.begin(tallyId, accepted.call)).pipe(Effect.either)
           if (Either.isLeft(begun)) return yield* fail(STORE_UNAVAILABLE)
           const outcome = yield* runApplication(operation("undo", accepted, call, stop, held))
-          const record = outcome.st === "ok"
+          const written = outcome.st === "ok"
             ? reversals.succeed(tallyId, accepted.call, outcome.res === undefined ? Option.none() : Option.some(outcome.res))
             : reversals.clear(tallyId)
-          const answer = yield* finish(accepted, { ...outcome, rev: undefined }, record)
-          reversing.delete(tallyId)
-          yield* Deferred.succeed(mine, outcome.st === "ok")
-          return answer
+          return yield* finish(accepted, { ...outcome, rev: undefined }, written)
         }).pipe(
-          // However this reversal ends, it no longer runs: release the claim and wake the waiters.
+          // However this ends, the claim is released and the waiters look again.
           Effect.ensuring(Effect.suspend(() => {
             if (reversing.get(tallyId) === mine) reversing.delete(tallyId)
-            return Deferred.succeed(mine, false)
+            return Deferred.succeed(mine, true)
           }))
         )
       }
