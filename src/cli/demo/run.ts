@@ -71,7 +71,8 @@ export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, 
     const out = resolve(options.out)
     yield* prepareOut(out)
     const t = new Transcript(out)
-    const result = yield* Effect.either(Effect.scoped(demo(t, out)))
+    // Interrupted (Ctrl-C): the scope still stops both executors; the transcript so far is kept.
+    const result = yield* Effect.either(Effect.scoped(demo(t, out))).pipe(Effect.onInterrupt(() => t.finish()))
     if (Either.isLeft(result)) {
       t.failures.push(`the demo stopped: ${result.left.message}`)
       yield* t.log(`  FAIL the demo stopped: ${result.left.reason}: ${result.left.message}`)
