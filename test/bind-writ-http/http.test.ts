@@ -21,6 +21,13 @@ const app = {
   perform: (op: { op: string; args: JsonObject; stopSignal: Effect.Effect<void> }): Effect.Effect<Outcome> =>
     Effect.gen(function*() {
       if (op.op === "t/nores") return { st: "ok" } as Outcome
+      if (op.op === "t/race") {
+        // A timer raced against the stop signal: the loser must be interruptible.
+        return yield* Effect.race(
+          Effect.as(Effect.sleep("5 millis"), { st: "ok", res: { raced: true } } as Outcome),
+          Effect.as(op.stopSignal, { st: "canceled", code: "test/stopped" } as Outcome)
+        )
+      }
       if (op.op === "t/hold") {
         if (held !== undefined) yield* Deferred.succeed(held, undefined)
         yield* op.stopSignal
@@ -66,6 +73,11 @@ describe("POST a call", () => {
     expect(a.status).toBe(200)
     expect(Object.keys(jsonOf(a))).toEqual(["tally"])
   })
+
+  it("an operation that races a timer against its stop signal completes (work is interruptible under the server)", async () => {
+    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => post(call(A, chainT(), "t/race", { i }))))
+    expect(answers.map((a) => [a.status, (jsonOf(a).tally as JsonObject).st])).toEqual(Array(4).fill([200, "ok"]))
+  }, 10_000)
 
   it("accepts media type parameters", async () => {
     const a = await post(call(A, chainT(), "t/ok"), { contentType: "Application/Writ+JSON; charset=utf-8" })

@@ -78,6 +78,8 @@ export const serveInProcess = async (o: InProcOptions): Promise<InProc> => {
       o.rateClock === undefined ? RevokeRateLimit.make(o.rate) : Effect.withClock(RevokeRateLimit.make(o.rate), o.rateClock)
     )
   const layer = Layer.merge(executorLayer.pipe(Layer.provide(Layer.merge(services, stores))), limiter)
+  // The layer is built in the server's scope, so its resources live until `close`.
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const bound = await Effect.runPromise(
     listen({
       port: 0,
@@ -85,7 +87,7 @@ export const serveInProcess = async (o: InProcOptions): Promise<InProc> => {
       ...(o.bindings === undefined ? {} : { bindings: o.bindings }),
       ...(o.maxBodyBytes === undefined ? {} : { maxBodyBytes: o.maxBodyBytes }),
       wellKnown: { endpoint: "", act: o.act ?? [] }
-    }).pipe(Effect.provide(layer), Scope.extend(scope))
+    }).pipe(Effect.provide(context), Scope.extend(scope))
   )
   return { ...bound, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

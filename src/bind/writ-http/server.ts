@@ -138,7 +138,13 @@ export const writHttpApp = (
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
   const bindings = options.bindings ?? {}
   const close = { connection: "close" }
-  return Effect.gen(function*() {
+  // @effect/platform runs a handled app uninterruptibly. The executor forks each accepted
+  // operation on its own fiber, which inherits that flag, and an application whose operation
+  // races a timer against its stop signal (section 9.1) could then never interrupt the loser. The
+  // binding therefore runs the app interruptibly: a client that goes away before its call is
+  // accepted abandons it (nothing was promised; the store steps roll back), and accepted work
+  // runs to its tally on its own fiber regardless (executor.ts).
+  return Effect.interruptible(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const executor = yield* Executor
     const limiter = yield* RevokeRateLimit
@@ -201,7 +207,7 @@ export const writHttpApp = (
     }
     const a = yield* executor.call(received, peer)
     return answer(a._tag === "error" ? 400 : 200, callAnswerJson(a))
-  })
+  }))
 }
 
 /** TLS for the listener. With `clientCa`, client certificates are requested and verified against
