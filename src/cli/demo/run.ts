@@ -258,14 +258,18 @@ const demo = (t: Transcript, out: string) =>
     yield* expectSignedRefusal("C", twice.call.json, r63, "count_exhausted", C)
 
     // 6.4 Fake a receipt.
-    yield* t.log("  6.4 fake a receipt: B rewrites C's tally (used 1) and signs it as its own work")
+    yield* t.log("  6.4 fake a receipt: B rewrites C's tally (used 1), signs it itself, and re-signs its own tally around it")
     const forgedTally = yield* asB(signAnything("tally", { ...Writ.withoutSig(tallyC), used: { amount: 1 } }))
     yield* t.save("forged-tally-C", forgedTally)
-    const doctored = { ...tallyB, sub: [forgedTally] }
-    const offline = yield* Writ.verifyTallyTree(doctored, ctx1)
+    // B re-signs its own tally around the doctored receipt, so B's signature holds and the
+    // forgery is caught at C's hop: a signed admission by B (section 6.2, signed_unauthorized).
+    const doctored = yield* asB(signAnything("tally", { ...Writ.withoutSig(tallyB), sub: [forgedTally] }))
+    yield* t.save("forged-tally-B", doctored)
+    const offline = yield* Writ.verifyTallyTree(doctored, ctx1, resB === undefined ? undefined : { value: resB })
+    for (const line of yield* drawTree(doctored, call1.call.json, resB)) yield* t.log(`  ${line}`)
     yield* t.expect(
-      "offline, B's tally with the doctored receipt inside does not verify: bad_signature",
-      offline.verdict !== "valid" && offline.error.reason === "bad_signature",
+      "offline, A finds it: signed_unauthorized, bad_signature at C's hop (sub[0])",
+      offline.verdict === "signed_unauthorized" && offline.error.reason === "bad_signature" && (offline.error.path ?? "").startsWith("sub[0]"),
       offline.verdict === "valid" ? "valid?" : `${offline.verdict}: ${offline.error.reason} at ${offline.error.path ?? ""}`
     )
     const fakeUndo = yield* asA(Writ.makeCall({ chain: undoChain, op: "sys/undo", args: { tally: forgedTally } }))
