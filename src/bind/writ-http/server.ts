@@ -183,7 +183,10 @@ export const writHttpApp = (
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
     const received = new Received(bytes)
     if (scanDepth(text) > maxDepth) {
-      // Answered (and audited) by section 7 step 1, which refuses it before building it.
+      // Refused before parsing. When the binding's limit is at least section 1.6's, the
+      // executor's section 7 step 1 refuses it too (it scans depth before building anything) and
+      // writes the audit entry (section 9.3); a body within 64 levels is never handed over here.
+      if (maxDepth >= DEFAULT_MAX_DEPTH) yield* executor.call(received, peer)
       return answer(400, { error: "too_large" })
     }
 
