@@ -8,8 +8,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import type { Json } from "../kernel/json.js"
 import { checkCallAnswer, checkRevokeAnswer, refusalCodes, shortKey } from "./writ-check.js"
-import { cliError, describeFailure, exitRefused, readObjectFile, runCommand, writeJson } from "./writ-io.js"
-import { postWrit } from "../bind/writ-http/client.js"
+import { cliError, describeFailure, exitRefused, isObject, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+import { fetchWellKnown, postWrit } from "../bind/writ-http/client.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("The executor's endpoint"))
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A signed call or revoke"))
@@ -30,7 +30,18 @@ export const writSendCommand = Command.make("send", { url, file, ...options }, (
     if (Option.isSome(o.out)) yield* writeJson(o.out.value, answer.body)
     yield* Console.log(`status ${answer.status}`)
     if (value.typ === "call") {
-      const v = yield* checkCallAnswer(value, answer.body, Option.getOrUndefined(o.executor))
+      // A `wrong_executor` refusal is signed by the receiver, not the leaf holder (section 6.1):
+      // its key is --executor, or else what the receiver's well-known document (Appendix B) says.
+      let receiver = Option.getOrUndefined(o.executor)
+      const t = isObject(answer.body) && isObject(answer.body.tally) ? answer.body.tally : undefined
+      if (receiver === undefined && t !== undefined && isObject(t.err) && t.err.code === "wrong_executor") {
+        const doc = yield* Effect.either(fetchWellKnown(new URL(o.url).origin))
+        if (doc._tag === "Right" && isObject(doc.right) && typeof doc.right.did === "string") {
+          receiver = doc.right.did
+          yield* Console.log(`receiver's key from its well-known document: ${receiver}`)
+        }
+      }
+      const v = yield* checkCallAnswer(value, answer.body, receiver)
       switch (v._tag) {
         case "error":
           yield* Console.log(`refused, unsigned (section 7 steps 1-2): ${v.reason}`)

@@ -167,19 +167,27 @@ describe("against a running executor: send, inspect, audit", () => {
   afterAll(() => { child?.kill("SIGKILL") })
 
   it("sends calls: a tally tree verified by section 6.2, a signed refusal, an unsigned error; inspect draws the tree", async () => {
-    const [c1, ce] = await Promise.all([
+    const [c1, ce, cw] = await Promise.all([
       mandate("writ", "call", "--key", p("a.key"), "--chain", p("wc.json"), "--op", "travel/charge", "--args", '{"amount":100}', "--out", p("c1.json")),
-      mandate("writ", "call", "--key", p("a.key"), "--chain", p("we.json"), "--op", "travel/charge", "--args", "{}", "--out", p("ce.json"))
+      mandate("writ", "call", "--key", p("a.key"), "--chain", p("we.json"), "--op", "travel/charge", "--args", "{}", "--out", p("ce.json")),
+      // Under writ_1, which B holds: sent to C, the wrong executor.
+      mandate("writ", "call", "--key", p("a.key"), "--chain", p("w1.json"), "--op", "travel/book", "--args", '{"amount":5,"currency":"USD","date":20261016}', "--out", p("cw.json"))
     ])
     ok(c1)
     ok(ce)
+    ok(cw)
     const call1 = JSON.parse(readFileSync(p("c1.json"), "utf8"))
     writeFileSync(p("c1x.json"), JSON.stringify({ ...call1, args: { amount: 5 } }))
-    const [s, se, su] = await Promise.all([
+    const [s, se, su, sw] = await Promise.all([
       mandate("writ", "send", url, p("c1.json"), "--out", p("a1.json")),
       mandate("writ", "send", url, p("ce.json")),
-      mandate("writ", "send", url, p("c1x.json"))
+      mandate("writ", "send", url, p("c1x.json")),
+      mandate("writ", "send", url, p("cw.json"))
     ])
+    ok(sw)
+    expect(sw.stdout).toContain("tally failed (wrong_executor), a signed refusal")
+    expect(sw.stdout).toContain(`receiver's key from its well-known document: ${keys.c}`)
+    expect(sw.stdout).toContain("verdict: valid")
     ok(s)
     expect(s.stdout).toContain("tally ok")
     expect(s.stdout).toContain("verdict: valid")
@@ -219,8 +227,8 @@ describe("against a running executor: send, inspect, audit", () => {
       mandate("writ", "audit", p("no-such.sqlite"))
     ])
     ok(all)
-    // ok, expired, the unsigned bad_signature, the revoke, and the call refused as revoked.
-    expect(all.stdout).toContain("5 entries")
+    // ok, expired, the unsigned bad_signature, wrong_executor, the revoke, and the call refused as revoked.
+    expect(all.stdout).toContain("6 entries")
     expect(all.stdout).toMatch(/error \(bad_signature\)/)
     const lines = onlyExpired.stdout.trim().split("\n").map((l) => JSON.parse(l))
     expect(lines).toHaveLength(1)
