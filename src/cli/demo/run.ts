@@ -182,6 +182,8 @@ const demo = (t: Transcript, out: string) =>
     const tallyC = sub[0] ?? {}
     yield* t.expect("B's tally lists writ_2 in wrt (B -> C, a child of writ_1)", wrt.length === 1 && writ2.iss === B && writ2.hld === C && writ2.prv === w1.id)
     yield* t.expect("B's tally embeds C's tally in sub", sub.length === 1 && tallyC.writ === Writ.identity(writ2) && tallyC.st === "ok")
+    yield* t.save("writ_2-from-B-wrt", writ2)
+    yield* t.save("tally_C-from-B-sub", tallyC)
 
     // ---------------------------------------------------------------------------------------
     yield* t.step("4. A checks the whole tally tree offline (section 6.2)")
@@ -256,6 +258,9 @@ const demo = (t: Transcript, out: string) =>
     const twice = yield* asB(Writ.makeCall({ chain: undoChain, op: "travel/charge", args: bookArgs }))
     const r63 = yield* post(cx, "refuse-charge-twice", twice.call.json)
     yield* expectSignedRefusal("C", twice.call.json, r63, "count_exhausted", C)
+    const again = yield* asA(Writ.makeCall({ chain: w1.chain, op: "travel/book", args: bookArgs }))
+    const r63b = yield* post(bx, "refuse-book-twice", again.call.json)
+    yield* expectSignedRefusal("and A's second booking under writ_1 (uses 1); B", again.call.json, r63b, "count_exhausted", B)
 
     // 6.4 Fake a receipt.
     yield* t.log("  6.4 fake a receipt: B rewrites C's tally (used 1), signs it itself, and re-signs its own tally around it")
@@ -381,7 +386,7 @@ const audits = (t: Transcript, out: string) =>
     yield* t.step("9. The audit records (section 9.3): one entry per call or revoke, refusals included")
     const fs = yield* FileSystem.FileSystem
     const want: Record<string, ReadonlyArray<string>> = {
-      B: ["out_of_bounds", "expired", "revoked", "bad_signature"],
+      B: ["out_of_bounds", "count_exhausted", "expired", "revoked", "bad_signature"],
       C: ["not_narrowed", "count_exhausted", "wrong_executor", "not_reversible"]
     }
     for (const name of ["B", "C"] as const) {
