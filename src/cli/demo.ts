@@ -2,16 +2,21 @@
 // C as `mandate writ serve` processes on loopback (src/cli/demo/). Exit status 1 when any
 // expectation fails; the child processes are stopped on every exit path.
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Random } from "../kernel/services.js"
 import { runDemo } from "./demo/run.js"
 import { runCommand } from "./writ-io.js"
 
 const out = Options.text("out").pipe(Options.withDefault("out"), Options.withDescription("Folder for every object exchanged, the stores and the transcript"))
 
-export const demoCommand = Command.make("demo", { out }, ({ out }) =>
+const cHandler = Options.file("c-handler").pipe(
+  Options.optional,
+  Options.withDescription("Run C (payment) with this handler module instead of src/cli/demo/payment.ts")
+)
+
+export const demoCommand = Command.make("demo", { out, cHandler }, ({ out, cHandler }) =>
   runCommand(Effect.gen(function*() {
-    const ok = yield* runDemo({ out }).pipe(Effect.provide(Random.live))
+    const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}) }).pipe(Effect.provide(Random.live))
     if (!ok) yield* Effect.sync(() => { process.exitCode = 1 })
   }))
 ).pipe(Command.withDescription("Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/"))

@@ -10,11 +10,15 @@ import { afterAll, describe, expect, it } from "vitest"
 import { repoRoot } from "../support/shared.js"
 
 const out = mkdtempSync(join(tmpdir(), "mandate-demo-"))
-afterAll(() => rmSync(out, { recursive: true, force: true }))
+const outBad = mkdtempSync(join(tmpdir(), "mandate-demo-bad-"))
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true })
+  rmSync(outBad, { recursive: true, force: true })
+})
 
-const run = (): Promise<{ status: number | null; stdout: string; stderr: string }> =>
+const run = (...extra: ReadonlyArray<string>): Promise<{ status: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "demo", "--out", out], {
+    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "demo", ...extra], {
       cwd: repoRoot,
       env: { ...process.env, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"]
@@ -31,7 +35,7 @@ const run = (): Promise<{ status: number | null; stdout: string; stderr: string 
   })
 
 /** Executor processes whose command line names this run's output folder. */
-const leftover = (): Array<string> => {
+const leftover = (out: string): Array<string> => {
   const found: Array<string> = []
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
@@ -46,7 +50,7 @@ const leftover = (): Array<string> => {
 
 describe("mandate demo", () => {
   it("runs A, B and C over HTTP and every expectation holds", async () => {
-    const r = await run()
+    const r = await run("--out", out)
     expect(r.status, r.stdout.slice(-3000) + r.stderr.slice(-2000)).toBe(0)
     const transcript = readFileSync(join(out, "transcript.txt"), "utf8")
     expect(transcript).toContain("demo: every expectation held")
@@ -69,6 +73,16 @@ describe("mandate demo", () => {
     expect(files).toContain("audit-C.jsonl")
     expect(existsSync(join(out, "keys", "a.key"))).toBe(true)
     // No executor left running.
-    expect(leftover()).toEqual([])
+    expect(leftover(out)).toEqual([])
+  })
+
+  it("exits 1 and names what failed when C declines every charge, and still stops both executors", async () => {
+    const r = await run("--out", outBad, "--c-handler", join(repoRoot, "test/demo/fixtures/declining-payment.ts"))
+    expect(r.status).toBe(1)
+    const transcript = readFileSync(join(outBad, "transcript.txt"), "utf8")
+    expect(transcript).toContain("demo: FAILED")
+    expect(transcript).toContain("failed: B answers with an ok tally")
+    expect(transcript).toMatch(/\d+ expectations checked, [1-9]\d* failed/)
+    expect(leftover(outBad)).toEqual([])
   })
 })

@@ -34,6 +34,8 @@ import { Transcript } from "./transcript.js"
 export interface DemoOptions {
   /** Where everything is written (default `out`, gitignored). */
   readonly out: string
+  /** C's handler module, to run the demo against another payment application (default payment.ts). */
+  readonly cHandler?: string
 }
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
@@ -72,7 +74,7 @@ export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, 
     yield* prepareOut(out)
     const t = new Transcript(out)
     // Interrupted (Ctrl-C): the scope still stops both executors; the transcript so far is kept.
-    const result = yield* Effect.either(Effect.scoped(demo(t, out))).pipe(Effect.onInterrupt(() => t.finish()))
+    const result = yield* Effect.either(Effect.scoped(demo(t, out, options.cHandler))).pipe(Effect.onInterrupt(() => t.finish()))
     if (Either.isLeft(result)) {
       t.failures.push(`the demo stopped: ${result.left.message}`)
       yield* t.log(`  FAIL the demo stopped: ${result.left.reason}: ${result.left.message}`)
@@ -87,7 +89,7 @@ export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, 
     return t.failures.length === 0
   })
 
-const demo = (t: Transcript, out: string) =>
+const demo = (t: Transcript, out: string, cHandler?: string) =>
   Effect.gen(function*() {
     // Keys: one per agent, in key files readable by their owner only.
     const random = yield* Random
@@ -108,7 +110,7 @@ const demo = (t: Transcript, out: string) =>
     const handler = (n: string) => resolve(repoRoot, "src/cli/demo", n)
     const [cx, bx] = yield* Effect.all([
       startExecutor({
-        name: "C", key: `${out}/keys/c.key`, store: `${out}/c.sqlite`, handler: handler("payment.ts"), roots: [A],
+        name: "C", key: `${out}/keys/c.key`, store: `${out}/c.sqlite`, handler: cHandler === undefined ? handler("payment.ts") : resolve(cHandler), roots: [A],
         act: ["travel/charge"], port: cPort, env: { MANDATE_DEMO_SIGNAL_DIR: `${out}/signals` }
       }),
       startExecutor({
@@ -327,7 +329,7 @@ const demo = (t: Transcript, out: string) =>
     const inflight = yield* Effect.fork(post(bx, "call-A-B-inflight", slowCall.call.json))
     const fs = yield* FileSystem.FileSystem
     const held = yield* Effect.gen(function*() {
-      for (let i = 0; i < 300; i++) {
+      for (let i = 0; i < 200; i++) {
         const files = yield* Effect.orElseSucceed(fs.readDirectory(`${out}/signals`), () => [] as Array<string>)
         if (files.some((f) => f.startsWith("held-"))) return true
         yield* Effect.sleep(Duration.millis(100))
