@@ -7,7 +7,10 @@ import type { ChildProcess } from "node:child_process"
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+
+// Each command is a separate node process; on a loaded machine that takes a while.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 import { repoRoot } from "../support/shared.js"
 import { mandate, noStack, type Ran, serve } from "./run.js"
 

@@ -6,7 +6,10 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it, vi } from "vitest"
+
+// Each command is a separate node process; on a loaded machine that takes a while.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 import { repoRoot } from "../support/shared.js"
 
 const out = mkdtempSync(join(tmpdir(), "mandate-demo-"))
