@@ -258,8 +258,12 @@ export const drawTreeChecked = (tally: Json, call?: Json, res?: Json): Effect.Ef
           check = Either.isRight(r) ? "signature ok" : `unverifiable: ${describeFailure(r.left)}`
         }
         const here = path === "" ? "" : path
-        if (failurePath !== undefined && (failurePath === here || failurePath.startsWith(here === "" ? "" : here + ".")) &&
-          !(Array.isArray(o.sub) && o.sub.some((_: Json, i: number) => failurePath!.startsWith(`${here === "" ? "" : here + "."}sub[${i}]`)))) {
+        // The first failure belongs to the deepest hop whose path prefixes it: this one, unless
+        // it lies inside one of this hop's sub-tallies.
+        const within = (p: string, node: string) => node === "" || p === node || p.startsWith(node + ".")
+        const childPath = (i: number) => `${here === "" ? "" : here + "."}sub[${i}]`
+        if (failurePath !== undefined && within(failurePath, here) &&
+          !(Array.isArray(o.sub) && o.sub.some((_: Json, i: number) => within(failurePath!, childPath(i))))) {
           check += `; fails here: ${failurePath}`
         }
         const err = isObject(o.err) && typeof o.err.code === "string" ? ` (${o.err.code})` : ""
