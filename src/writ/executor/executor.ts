@@ -31,6 +31,7 @@ import {
   type AckWithBody,
   Forwarder,
   type Operation,
+  type ExecutorCode,
   type Outcome,
   Peer,
   PeerBindings,
@@ -113,9 +114,9 @@ export class Executor extends Context.Tag("mandate/writ/Executor")<Executor, Exe
 /** A refusal at section 7 steps 3 to 10: signed, returned, never stored. */
 class Refusal {
   readonly _tag = "Refusal"
-  constructor(readonly reason: string) {}
+  constructor(readonly reason: ExecutorCode) {}
 }
-const refuse = (reason: string) => Effect.fail(new Refusal(reason))
+const refuse = (reason: ExecutorCode) => Effect.fail(new Refusal(reason))
 const refuseWith = (e: WritError) => new Refusal(e.reason)
 
 interface Running {
@@ -404,7 +405,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
     stop: Deferred.Deferred<void>
   ): Effect.Effect<CallAnswer> =>
     Effect.gen(function*() {
-      const fail = (code: string) => finish(accepted, { st: "failed", code }, Effect.void)
+      const fail = (code: ExecutorCode) => finish(accepted, { st: "failed", code }, Effect.void)
       const args = call.args as JsonObject
       // args.tally is an object (`malformed`).
       const target = args.tally

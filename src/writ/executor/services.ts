@@ -4,6 +4,7 @@
 // protocol: the HTTP binding provides a Forwarder, tests provide their own.
 import { Context, Effect, Layer, Option } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
+import type { WritReason } from "../reason.js"
 import type { AcceptedCall, HeldTally, StoreError } from "./stores.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -146,9 +147,12 @@ export class Forwarder extends Context.Tag("mandate/writ/Forwarder")<Forwarder, 
 // Implementation codes (section 11: outside the table, namespaced)
 
 /** A store write at section 7 steps 9 and 10, or of a revoke, failed (section 9). */
-export const STORE_UNAVAILABLE = "mandate/store_unavailable"
+export const STORE_UNAVAILABLE = "mandate/store_unavailable" as const
 /** The application failed or died instead of returning an outcome. */
-export const APPLICATION_ERROR = "mandate/application_error"
+export const APPLICATION_ERROR = "mandate/application_error" as const
+
+/** Every code the executor itself puts in `err.code` or an unsigned error: section 11's, or its own. */
+export type ExecutorCode = WritReason | typeof STORE_UNAVAILABLE | typeof APPLICATION_ERROR
 
 /**
  * Runs `work` as an operation that stops when told to (section 9.1): on the executor's stop signal
