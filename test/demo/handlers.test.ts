@@ -72,7 +72,7 @@ describe("C, the payment handler", () => {
     await Effect.runPromise(Deferred.succeed(stop, undefined))
     const out = await Effect.runPromise(fiber.await)
     expect(Date.now() - started).toBeLessThan(2000)
-    expect(out._tag === "Success" && out.value).toMatchObject({ st: "canceled", code: "demo/stopped" })
+    expect(out._tag === "Success" && out.value).toMatchObject({ st: "canceled", code: "revoked" })
   })
 
   it("an undo refunds the target tally", async () => {

@@ -63,7 +63,7 @@ const book = (op: Operation): Effect.Effect<Outcome, unknown> =>
           rev: op.acc + REVERSAL_WINDOW
         } as Outcome
       }
-      if (t.st === "canceled") return { st: "canceled", code: "demo/stopped" } as Outcome
+      if (t.st === "canceled") return { st: "canceled", code: "revoked" } as Outcome
       return { st: "failed", code: "demo/charge_failed" } as Outcome
     }).pipe(Effect.provide(keys))
   }).pipe(Effect.provide(NodeContext.layer))

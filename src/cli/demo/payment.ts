@@ -3,7 +3,8 @@
 // `rev`; `sys/undo` refunds it. A charge whose args carry `hold` does not finish on its own: it
 // announces itself (a marker file in MANDATE_DEMO_SIGNAL_DIR, so the demo knows the work is in
 // flight) and waits for the executor's stop signal, which a revoke raises (section 9.1); it then
-// reports `canceled`, because it did stop.
+// reports `canceled` with code `revoked` (the executor's own convention, services.ts
+// `cancelOnStop`), because it did stop.
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Duration, Effect, Option } from "effect"
@@ -42,7 +43,7 @@ export const application: ApplicationService = {
     return Effect.zipRight(
       announceHeld(op),
       Effect.interruptible(Effect.raceFirst(
-        Effect.as(op.stopSignal, { st: "canceled", code: "demo/stopped" } as Outcome),
+        Effect.as(op.stopSignal, { st: "canceled", code: "revoked" } as Outcome),
         Effect.as(Effect.disconnect(Effect.sleep(Duration.seconds(30))), charge(op))
       ))
     )
