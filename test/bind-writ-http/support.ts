@@ -1,7 +1,7 @@
 // Shared by the HTTP binding tests and the executor benchmark: keys from fixed seeds, signed writs,
 // calls and revokes (section 1.4), and a `writ serve` child process on a SQLite file.
 import { type ChildProcess, spawn } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
@@ -102,10 +102,15 @@ export const serveBundle = (): Promise<{ readonly serve: string; readonly handle
       })
       return outfile
     }
-    return {
+    const files = {
       serve: await one("src/cli/writ-serve.ts", `serve-${process.pid}.mjs`),
       handler: await one("test/bind-writ-http/fixtures/handler.ts", `handler-${process.pid}.mjs`)
     }
+    // This process's bundles go when it does.
+    process.once("exit", () => {
+      for (const f of Object.values(files)) rmSync(f, { force: true })
+    })
+    return files
   })()
   return bundled
 }
