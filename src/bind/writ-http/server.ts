@@ -195,7 +195,7 @@ export const writHttpApp = (
     if (Either.isLeft(parsed)) {
       // The executor answers the same unsigned error and writes its audit entry (section 9.3).
       const a = yield* executor.call(received, peer)
-      return answer(400, callAnswerJson(a))
+      return answer(a._tag === "error" ? 400 : 200, callAnswerJson(a))
     }
     const value = parsed.right
     if (isJsonObject(value) && value.typ === "revoke") {
