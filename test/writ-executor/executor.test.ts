@@ -13,7 +13,7 @@ import { APPLICATION_ERROR, cancelOnStop, Peer, STORE_UNAVAILABLE, type Outcome 
 import { AuditLog, CallStore, RevokeStore, TallyStore } from "../../src/writ/executor/stores.js"
 import { hashOf, signTally } from "../../src/writ/executor/tally-sign.js"
 import { Signer } from "../../src/kernel/services.js"
-import { act, call, gate, identity, key, ok, revoke, rig, scripted, settable, T0, writ } from "./fixtures.js"
+import { act, call, EXP, gate, identity, key, ok, revoke, rig, scripted, settable, T0, writ } from "./fixtures.js"
 import { injected, kinds, openDurable, patch } from "./stores-support.js"
 
 const A = key(1)
@@ -472,6 +472,45 @@ for (const kind of kinds) {
         }
         yield* d.close
       })))
+
+    it("keeps standing calls after expiry fail-closed on everything but expiry and revocation", () => {
+      const clock = settable()
+      return Effect.runPromise(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted((op) =>
+          Effect.succeed(op.kind === "forward" ? ({ st: "ok", res: { c: 1 }, rev: EXP + 7200 } as Outcome) : ok({ r: 1 })))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const charge = tallyOf(yield* ex.call(call(B, [w1, w2], "travel/charge")))
+        // After every writ has expired.
+        clock.set(EXP + 60)
+        const undo = (from: typeof A, chain: ReadonlyArray<JsonObject>, args: JsonObject, op = "sys/undo") =>
+          ex.call(call(from, chain, op, args))
+        // Tampered: unsigned (section 7 step 2).
+        const tampered = { ...call(A, [w1, w2], "sys/undo", { tally: charge }), op: "sys/tallies" }
+        expect(callAnswerJson(yield* ex.call(tampered))).toEqual({ error: "bad_signature" })
+        // Chain broken (step 3), rooted elsewhere (step 5), misaddressed (step 6).
+        const stray = writ(B, E, { act: act("travel") }, writ(A, S, { act: act("travel") }))
+        expect(codeOf(yield* undo(A, [w1, stray], { tally: charge }))).toBe("chain_broken")
+        const s1 = writ(S, B, { act: act("travel") })
+        expect(codeOf(yield* undo(S, [s1, writ(B, E, { act: act("travel") }, s1)], { tally: charge }))).toBe("root_not_accepted")
+        expect(codeOf(yield* undo(A, [w1, writ(B, C, { act: act("travel") }, w1)], { tally: charge }))).toBe("wrong_executor")
+        // No standing (step 8), undefined operation (step 8).
+        expect(codeOf(yield* undo(S, [w1, w2], { tally: charge }))).toBe("no_standing")
+        expect(codeOf(yield* undo(A, [w1, w2], {}, "sys/other"))).toBe("forbidden_op")
+        // The operation's own checks (8.1): another writ's tally, and past rev.until.
+        const other = writ(B, E, { act: act("travel") }, w1)
+        expect(codeOf(yield* undo(A, [w1, other], { tally: charge }))).toBe("tally_mismatch")
+        clock.set(EXP + 7200)
+        expect(codeOf(yield* undo(A, [w1, w2], { tally: charge }))).toBe("not_reversible")
+        // Before rev.until it is honored, and a forward call stays refused.
+        clock.set(EXP + 100)
+        const done = yield* undo(A, [w1, w2], { tally: charge })
+        expect([tallyOf(done).st, tallyOf(done).rev, tallyOf(done).acc]).toEqual(["ok", null, EXP + 100])
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "travel/charge")))).toBe("expired")
+        yield* d.close
+      }).pipe(Effect.withClock(clock.clock)))
+    })
 
     it("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
       run(Effect.gen(function*() {
