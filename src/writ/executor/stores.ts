@@ -15,7 +15,9 @@ import type { Json, JsonObject } from "../../kernel/json.js"
 export { StoreError } from "../../accounting/store-error.js"
 
 // ---------------------------------------------------------------------------------------------
-// Call store: (leaf writ identity, `id`) -> pending or final (section 9, section 7 step 9)
+// Call store: (leaf writ identity, `id`) -> pending or final (section 9, section 7 step 9).
+// Lifetime: a forward call until the leaf's `exp`; a standing call as long as the tally store keeps
+// a record under that leaf. Nothing is pruned yet: entries are kept, which only over-retains.
 
 /** What the executor knows about an accepted call, from the moment it records it pending. */
 export interface AcceptedCall {
@@ -69,7 +71,8 @@ export interface CallStoreService {
 export class CallStore extends Context.Tag("mandate/writ/CallStore")<CallStore, CallStoreService>() {}
 
 // ---------------------------------------------------------------------------------------------
-// Tally store: tally identity, indexed by every writ identity in its chain (section 9)
+// Tally store: tally identity, indexed by every writ identity in its chain (section 9).
+// Lifetime: at least until the later of the leaf's `exp` and `rev.until`; kept (not pruned).
 
 export interface HeldTally {
   /** Identity of the tally (section 1.5). */
@@ -100,7 +103,8 @@ export interface TallyStoreService {
 export class TallyStore extends Context.Tag("mandate/writ/TallyStore")<TallyStore, TallyStoreService>() {}
 
 // ---------------------------------------------------------------------------------------------
-// Revoke store: writ identity, or for a key-wide revoke the revoking key (section 9)
+// Revoke store: writ identity, or for a key-wide revoke the revoking key (section 9).
+// Lifetime: a writ's revoke until that writ's `exp` (recorded in `exp`); a key-wide revoke forever.
 
 export interface RecordedRevoke {
   /** Identity of the revoke object. */
@@ -128,7 +132,8 @@ export interface RevokeStoreService {
 export class RevokeStore extends Context.Tag("mandate/writ/RevokeStore")<RevokeStore, RevokeStoreService>() {}
 
 // ---------------------------------------------------------------------------------------------
-// Reversal store: target tally identity -> a reversal began under a call, or one succeeded (8.1)
+// Reversal store: target tally identity -> a reversal began under a call, or one succeeded (8.1).
+// Lifetime: as long as the tally store holds the target.
 
 export type Reversal =
   | { readonly state: "begun"; readonly call: string }
@@ -150,7 +155,8 @@ export interface ReversalStoreService {
 export class ReversalStore extends Context.Tag("mandate/writ/ReversalStore")<ReversalStore, ReversalStoreService>() {}
 
 // ---------------------------------------------------------------------------------------------
-// Delegation store: writs this executor issued and sub-tallies it received, per call (7.5, 9)
+// Delegation store: writs this executor issued and sub-tallies it received, per call (7.5, 9).
+// Lifetime: as long as the call's record; an issued writ's holder is where revokes are forwarded.
 
 export interface IssuedWrit {
   /** The call (leaf, id) during which the writ was issued. */
@@ -200,7 +206,8 @@ export class DelegationStore extends Context.Tag("mandate/writ/DelegationStore")
 >() {}
 
 // ---------------------------------------------------------------------------------------------
-// Relayed acks: acks received while forwarding a revoke, returned in `fwd` (section 9.4)
+// Relayed acks: acks received while forwarding a revoke, returned in `fwd` (section 9.4).
+// Lifetime: as long as the revoke they answer is kept.
 
 export interface KeptAck {
   readonly revoke: string
@@ -220,7 +227,8 @@ export interface AckStoreService {
 export class AckStore extends Context.Tag("mandate/writ/AckStore")<AckStore, AckStoreService>() {}
 
 // ---------------------------------------------------------------------------------------------
-// Audit record (section 9.3): append-only, one entry per call or revoke received
+// Audit record (section 9.3): append-only, one entry per call or revoke received.
+// Lifetime: deployment policy; never consulted by a check.
 
 export interface AuditEntry {
   /** Time by the executor's clock (integer Unix seconds). */
