@@ -6,6 +6,7 @@
 // consumption together, and a failed step is undone write by write (no half-state).
 import { Context, Effect, Layer, Option } from "effect"
 import type { Atomic } from "../../accounting/reservations.js"
+import { storeError } from "../../accounting/store-error.js"
 import { Reservations } from "../../accounting/reservations.js"
 import {
   AckStore,
@@ -64,7 +65,8 @@ export const makeCallStore = (journal: MemoryJournalService) => {
     insertPending: (accepted: AcceptedCall) =>
       journal.transaction(Effect.gen(function*() {
         const k = key(accepted.leaf, accepted.id)
-        if (entries.has(k)) return yield* Effect.dieMessage(`call store: ${k} already recorded`)
+        // As a database's key constraint would: a StoreError, and nothing written.
+        if (entries.has(k)) return yield* Effect.fail(storeError("writ.callStore.insertPending")(new Error("already recorded")))
         yield* setIn(journal, entries, k, { state: "pending", accepted })
         yield* pushTo(journal, order, k)
       })),
@@ -72,7 +74,7 @@ export const makeCallStore = (journal: MemoryJournalService) => {
       journal.transaction(Effect.gen(function*() {
         const k = key(leaf, id)
         const entry = entries.get(k)
-        if (entry === undefined) return yield* Effect.dieMessage(`call store: ${k} was never recorded`)
+        if (entry === undefined) return yield* Effect.fail(storeError("writ.callStore.finalize")(new Error("never recorded")))
         yield* setIn(journal, entries, k, { state: "final", accepted: entry.accepted, tally, res })
       })),
     pending: read(() =>
