@@ -10,4 +10,10 @@ describe("mandate CLI", () => {
     expect(r.stdout).toContain("writ")
     expect(r.stdout).toContain("yea")
   })
+  it("answers a usage error with the missing option, exit status 1 and no logged failure", () => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "writ", "issue"], { encoding: "utf8" })
+    expect(r.status).toBe(1)
+    expect(r.stdout + r.stderr).toContain("Expected to find option")
+    expect(r.stdout + r.stderr).not.toContain("ERROR (")
+  })
 })
