@@ -1,0 +1,5 @@
+export * from "./server.js"
+export * from "./client.js"
+export * from "./peer.js"
+export * from "./rate-limit.js"
+export * from "./serve.js"

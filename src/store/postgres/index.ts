@@ -1,0 +1,3 @@
+// PostgreSQL stores: reservations shared by many workers (row locks in key order).
+export * as Client from "./client.js"
+export * as Reservations from "./reservations.js"

@@ -1,0 +1,4 @@
+// SQLite stores, the embedded default: one file, WAL, every atomic step one transaction.
+export * as Client from "./client.js"
+export * as Reservations from "./reservations.js"
+export * as WritStores from "./writ-stores.js"
