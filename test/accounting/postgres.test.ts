@@ -4,22 +4,19 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { ReservationStore } from "../../src/accounting/backend.js"
 import { type Atomic, Reservations } from "../../src/accounting/reservations.js"
 import * as PgStore from "../../src/store/postgres/client.js"
 import * as PgReservations from "../../src/store/postgres/reservations.js"
 import { pgReachable, uniqueSchema } from "./pg.js"
 import { killMidTransaction, raceProcess } from "./processes.js"
-import { fresh, type Harness, reservationSuite } from "./suite.js"
+import { sqlHarness, withCallerTable } from "./sql-harness.js"
+import { fresh, reservationSuite } from "./suite.js"
 
 const up = await pgReachable()
 const schema = uniqueSchema("acc")
 
-const callerTable = PgStore.migrate([{ name: "test/caller_rows", statements: ["CREATE TABLE caller_rows (name TEXT PRIMARY KEY)"] }])
 const open = () =>
-  Layer.mergeAll(PgReservations.layer, Layer.effectDiscard(callerTable)).pipe(
-    Layer.provideMerge(PgStore.layer({ schema, maxConnections: 8 }))
-  )
+  withCallerTable(PgReservations.layer, PgStore.migrate, PgStore.layer({ schema, maxConnections: 8 }))
 
 afterAll(async () => {
   if (!up) return
@@ -28,23 +25,7 @@ afterAll(async () => {
   ))
 })
 
-const harness: Harness<SqlClient.SqlClient | ReservationStore> = {
-  name: "postgres",
-  layer: open(),
-  backend: ReservationStore,
-  callerWrite: (name) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO caller_rows (name) VALUES (${name})`).pipe(
-      Effect.asVoid,
-      Effect.orDie
-    ),
-  callerHas: (name) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT name FROM caller_rows WHERE name = ${name}`).pipe(
-      Effect.map((rows) => rows.length > 0),
-      Effect.orDie
-    ),
-  propertyRuns: 40,
-  racers: 50
-}
+const harness = sqlHarness({ name: "postgres", layer: open(), propertyRuns: 40 })
 
 describe.skipIf(!up)("postgres", () => {
   reservationSuite(harness)

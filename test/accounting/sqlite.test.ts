@@ -2,45 +2,24 @@
 // several processes racing on one key, restart, a crash mid-transaction, and a write refused by the
 // database itself (a trigger).
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { ReservationStore } from "../../src/accounting/backend.js"
 import { type Atomic, Reservations } from "../../src/accounting/reservations.js"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import * as SqliteReservations from "../../src/store/sqlite/reservations.js"
 import { killMidTransaction, raceProcess } from "./processes.js"
-import { fresh, type Harness, reservationSuite } from "./suite.js"
+import { sqlHarness, withCallerTable } from "./sql-harness.js"
+import { fresh, reservationSuite } from "./suite.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-accounting-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const callerTable = SqliteStore.migrate([{ name: "test/caller_rows", statements: ["CREATE TABLE caller_rows (name TEXT PRIMARY KEY)"] }])
+const open = (file: string) => withCallerTable(SqliteReservations.layer, SqliteStore.migrate, SqliteStore.layer(file))
 
-const open = (file: string) =>
-  Layer.mergeAll(SqliteReservations.layer, Layer.effectDiscard(callerTable)).pipe(
-    Layer.provideMerge(SqliteStore.layer(file))
-  )
-
-const harness: Harness<SqlClient.SqlClient | ReservationStore> = {
-  name: "sqlite",
-  layer: open(join(dir, "suite.db")),
-  backend: ReservationStore,
-  callerWrite: (name) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO caller_rows (name) VALUES (${name})`).pipe(
-      Effect.asVoid,
-      Effect.orDie
-    ),
-  callerHas: (name) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT name FROM caller_rows WHERE name = ${name}`).pipe(
-      Effect.map((rows) => rows.length > 0),
-      Effect.orDie
-    ),
-  propertyRuns: 60,
-  racers: 50
-}
+const harness = sqlHarness({ name: "sqlite", layer: open(join(dir, "suite.db")), propertyRuns: 60 })
 
 reservationSuite(harness)
 
