@@ -1,32 +1,11 @@
 // Runs the `mandate` CLI as a child process, as a user would: node with tsx, src/cli/main.ts.
-import { type ChildProcess, spawn } from "node:child_process"
-import { join } from "node:path"
-import { repoRoot } from "../support/shared.js"
+import type { ChildProcess } from "node:child_process"
+import { type Ran, runMandate, spawnMandate } from "../support/cli.js"
 
-export interface Ran {
-  readonly status: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+export type { Ran } from "../support/cli.js"
 
 /** Runs one command to completion (asynchronously, so the test worker's event loop stays free). */
-export const mandate = (...args: ReadonlyArray<string>): Promise<Ran> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout!.on("data", (d: Buffer) => { stdout += d.toString() })
-    child.stderr!.on("data", (d: Buffer) => { stderr += d.toString() })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 110_000)
-    child.on("close", (status) => {
-      clearTimeout(timer)
-      resolve({ status, stdout, stderr })
-    })
-  })
+export const mandate = (...args: ReadonlyArray<string>): Promise<Ran> => runMandate(args, 110_000, "SIGKILL")
 
 /** No stack trace on either stream: a failure is one line naming its reason. */
 export const noStack = (r: Ran): boolean => !/\n\s+at .+:\d+:\d+/.test(r.stdout + r.stderr)
@@ -34,11 +13,7 @@ export const noStack = (r: Ran): boolean => !/\n\s+at .+:\d+:\d+/.test(r.stdout 
 /** Starts `mandate writ serve` and resolves with its URL once it prints its ready line. */
 export const serve = (args: ReadonlyArray<string>): Promise<{ url: string; did: string; child: ChildProcess }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "writ", "serve", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+    const child = spawnMandate(["writ", "serve", ...args])
     let out = ""
     let err = ""
     child.stderr!.on("data", (d: Buffer) => { err += d.toString() })

@@ -2,7 +2,6 @@
 // the demo itself. The test asserts exit status 0, that the transcript names every reason the demo
 // is meant to show, that every object exchanged was written, and that no executor process is left
 // running afterwards.
-import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,6 +9,7 @@ import { afterAll, describe, expect, it, vi } from "vitest"
 
 // Each command is a separate node process; on a loaded machine that takes a while.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
+import { type Ran, runMandate } from "../support/cli.js"
 import { repoRoot } from "../support/shared.js"
 
 const out = mkdtempSync(join(tmpdir(), "mandate-demo-"))
@@ -19,23 +19,7 @@ afterAll(() => {
   rmSync(outBad, { recursive: true, force: true })
 })
 
-const run = (...extra: ReadonlyArray<string>): Promise<{ status: number | null; stdout: string; stderr: string }> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "demo", ...extra], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout!.on("data", (d: Buffer) => { stdout += d.toString() })
-    child.stderr!.on("data", (d: Buffer) => { stderr += d.toString() })
-    const timer = setTimeout(() => child.kill("SIGINT"), 170_000)
-    child.on("close", (status) => {
-      clearTimeout(timer)
-      resolve({ status, stdout, stderr })
-    })
-  })
+const run = (...extra: ReadonlyArray<string>): Promise<Ran> => runMandate(["demo", ...extra], 170_000, "SIGINT")
 
 /** Executor processes whose command line names this run's output folder. */
 const leftover = (out: string): Array<string> => {
