@@ -4,7 +4,7 @@
 // outside its stores. Every read and write goes through the MemoryJournal shared with the memory
 // Reservations, so one `Atomic.transaction` covers the call store and the count and total
 // consumption together, and a failed step is undone write by write (no half-state).
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { Atomic } from "../../accounting/reservations.js"
 import { storeError } from "../../accounting/store-error.js"
 import { Reservations } from "../../accounting/reservations.js"
@@ -25,7 +25,8 @@ import {
   ReversalStore,
   RevokeStore,
   TallyStore,
-  type WritStores
+  type WritStores,
+  writStoresContext
 } from "../../writ/executor/stores.js"
 import * as MemoryAtomic from "./atomic.js"
 import { MemoryJournal, type MemoryJournalService } from "./atomic.js"
@@ -190,14 +191,15 @@ export const makeAuditLog = (journal: MemoryJournalService) => {
 /** Every Writ store over the MemoryJournal in context (shares its Atomic with Reservations). */
 export const storesWithJournal: Layer.Layer<WritStores, never, MemoryJournal> = Layer.effectContext(
   Effect.map(MemoryJournal, (journal) =>
-    Context.make(CallStore, makeCallStore(journal)).pipe(
-      Context.add(TallyStore, makeTallyStore(journal)),
-      Context.add(RevokeStore, makeRevokeStore(journal)),
-      Context.add(ReversalStore, makeReversalStore(journal)),
-      Context.add(DelegationStore, makeDelegationStore(journal)),
-      Context.add(AckStore, makeAckStore(journal)),
-      Context.add(AuditLog, makeAuditLog(journal))
-    ))
+    writStoresContext({
+      calls: makeCallStore(journal),
+      tallies: makeTallyStore(journal),
+      revokes: makeRevokeStore(journal),
+      reversals: makeReversalStore(journal),
+      delegations: makeDelegationStore(journal),
+      acks: makeAckStore(journal),
+      audit: makeAuditLog(journal)
+    }))
 )
 
 /** A fresh in-memory executor store: every Writ store, Reservations, Atomic and the journal. */

@@ -8,7 +8,7 @@
 // JSON objects are stored as their RFC 8785 text and read back with the strict reader, so an
 // answer from the store is byte for byte the answer first given (section 7 step 9).
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { type StoreError, storeError } from "../../accounting/store-error.js"
 import { encodeCanonical } from "../../kernel/canonical.js"
@@ -28,7 +28,8 @@ import {
   ReversalStore,
   RevokeStore,
   TallyStore,
-  type WritStores
+  type WritStores,
+  writStoresContext
 } from "../../writ/executor/stores.js"
 import type { Migration } from "../sql/migrations.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
@@ -354,14 +355,15 @@ export const makeAuditLog = Effect.map(SqlClient.SqlClient, (sql) =>
 export const storesLayer: Layer.Layer<WritStores, StoreError, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function*() {
     yield* migrate(migrations)
-    return Context.make(CallStore, yield* makeCallStore).pipe(
-      Context.add(TallyStore, yield* makeTallyStore),
-      Context.add(RevokeStore, yield* makeRevokeStore),
-      Context.add(ReversalStore, yield* makeReversalStore),
-      Context.add(DelegationStore, yield* makeDelegationStore),
-      Context.add(AckStore, yield* makeAckStore),
-      Context.add(AuditLog, yield* makeAuditLog)
-    )
+    return writStoresContext({
+      calls: yield* makeCallStore,
+      tallies: yield* makeTallyStore,
+      revokes: yield* makeRevokeStore,
+      reversals: yield* makeReversalStore,
+      delegations: yield* makeDelegationStore,
+      acks: yield* makeAckStore,
+      audit: yield* makeAuditLog
+    })
   })
 )
 

@@ -262,3 +262,25 @@ export class AuditLog extends Context.Tag("mandate/writ/AuditLog")<AuditLog, Aud
 
 /** Every store tag the executor needs, for Layer signatures. */
 export type WritStores = CallStore | TallyStore | RevokeStore | ReversalStore | DelegationStore | AckStore | AuditLog
+
+/** One implementation of every store the executor needs, as a store module builds them. */
+export interface WritStoreServices {
+  readonly calls: CallStoreService
+  readonly tallies: TallyStoreService
+  readonly revokes: RevokeStoreService
+  readonly reversals: ReversalStoreService
+  readonly delegations: DelegationStoreService
+  readonly acks: AckStoreService
+  readonly audit: AuditLogService
+}
+
+/** The Context holding each store of `stores` under its tag (what every store module's Layer provides). */
+export const writStoresContext = (stores: WritStoreServices): Context.Context<WritStores> =>
+  Context.make(CallStore, stores.calls).pipe(
+    Context.add(TallyStore, stores.tallies),
+    Context.add(RevokeStore, stores.revokes),
+    Context.add(ReversalStore, stores.reversals),
+    Context.add(DelegationStore, stores.delegations),
+    Context.add(AckStore, stores.acks),
+    Context.add(AuditLog, stores.audit)
+  )
