@@ -1,6 +1,6 @@
 // Test fixtures: keys from fixed seeds, and writs, calls and revokes signed with them (section 1.4),
 // plus an executor over a chosen store with a controllable application and a settable clock.
-import { Clock, Context, Deferred, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Option } from "effect"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { signerFromSeed } from "../../src/kernel/ed25519.js"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
@@ -19,6 +19,7 @@ import {
   RootPolicy
 } from "../../src/writ/executor/services.js"
 import type { StoreContext } from "../../src/writ/executor/scenario.js"
+import { settableClock } from "../../src/writ/executor/settable-clock.js"
 
 export interface Key {
   readonly seed: Uint8Array
@@ -71,19 +72,8 @@ export const revoke = (iss: Key, chain: ReadonlyArray<JsonObject>): JsonObject =
 
 export const act = (v: string): JsonObject => ({ t: "prefix", v })
 
-/** A clock the test sets, in seconds. */
-export const settable = () => {
-  let millis = T0 * 1000
-  const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.sync(() => millis),
-    currentTimeNanos: Effect.sync(() => BigInt(millis) * 1_000_000n),
-    sleep: (d: Duration.Duration) => Effect.sleep(d).pipe(Effect.withClock(Clock.make()))
-  }
-  return { clock, set: (s: number) => void (millis = s * 1000) }
-}
+/** A clock the test sets, in seconds, starting at T0; sleeping uses the real clock. */
+export const settable = () => settableClock(Clock.make(), T0)
 
 /** An application the test scripts: a function of the operation, and a log of every invocation. */
 export const scripted = (f: (op: Operation) => Effect.Effect<Outcome>) => {

@@ -4,7 +4,6 @@
 // crash: every running operation is dropped, the store is reopened, pending records are resolved.
 // Answers compare by canonical form (section 1.2).
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Option, ParseResult, Schema, Scope } from "effect"
-import * as Clock from "effect/Clock"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { type Json, type JsonObject, parseJson } from "../../kernel/json.js"
 import { Signer } from "../../kernel/services.js"
@@ -12,6 +11,7 @@ import { canonicalText, identity } from "../sign.js"
 import { Received } from "../verify.js"
 import { callAnswerJson, type CallAnswer, type ExecutorService, makeExecutor, revokeAnswerJson } from "./executor.js"
 import { Application, Forwarder, type Operation, type Outcome, Peer, PeerBindings, RootPolicy } from "./services.js"
+import { settableClock } from "./settable-clock.js"
 import type { StoreError, WritStores } from "./stores.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -146,19 +146,6 @@ const short = (v: Json): string => {
   return t.length > 600 ? `${t.slice(0, 600)}...` : t
 }
 
-/** A clock whose time the scenario sets (section 14.1 `now`); sleeping uses the real clock. */
-const settableClock = (base: Clock.Clock) => {
-  let millis = 0
-  const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis) * 1_000_000n,
-    currentTimeMillis: Effect.sync(() => millis),
-    currentTimeNanos: Effect.sync(() => BigInt(millis) * 1_000_000n),
-    sleep: (d: Duration.Duration) => base.sleep(d)
-  }
-  return { clock, set: (seconds: number) => void (millis = seconds * 1000) }
-}
 
 interface Held {
   readonly outcome: Deferred.Deferred<Outcome>
@@ -170,8 +157,8 @@ interface Held {
 export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Effect<ScenarioResult> =>
   Effect.gen(function*() {
     const failures: Array<StepFailure> = []
-    const base = yield* Effect.clock
-    const time = settableClock(base)
+    // The time the scenario sets (section 14.1 `now`); sleeping uses the clock in context.
+    const time = settableClock(yield* Effect.clock)
     const holds = new Map<string, Held>()
     let current: { index: number; app: ScriptedApp | undefined; entered: Deferred.Deferred<string> | undefined } = {
       index: -1,
