@@ -297,6 +297,26 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
+    it("stops work that races its stop signal even when the caller runs the call uninterruptibly", () =>
+      run(Effect.gen(function*() {
+        // A transport may run its handler uninterruptibly (as @effect/platform's HTTP server does);
+        // the accepted work's own fiber must still be able to interrupt the loser of its race.
+        const d = yield* openDurable(kind)
+        const app = scripted((op) =>
+          Effect.gen(function*() {
+            yield* Effect.raceFirst(op.stopSignal, Effect.never)
+            return { st: "canceled", code: "revoked" } as Outcome
+          }))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        const [w1, w2] = chainTo({ act: act("travel") })
+        const f = yield* Effect.fork(Effect.uninterruptible(ex.call(call(B, [w1, w2], "travel/x"))))
+        while (app.log.length < 1) yield* Effect.sleep("1 millis")
+        recorded(yield* ex.revoke(revoke(B, [w1, w2])))
+        const answer = yield* Fiber.join(f).pipe(Effect.timeout("20 seconds"))
+        expect(tallyOf(answer).st).toBe("canceled")
+        yield* d.close
+      })))
+
     it("runs one reversal at a time per tally; a second undo waits and performs nothing", () =>
       run(Effect.gen(function*() {
         const d = yield* openDurable(kind)

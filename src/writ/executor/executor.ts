@@ -602,7 +602,10 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       // neither cancels it nor leaves its record pending.
       const accepted = a.accepted
       auditBases.set(accepted.call, fullAudit)
-      const work = yield* Effect.forkDaemon(Effect.gen(function*() {
+      // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
+      // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
+      // that races its stop signal (section 9.1) must still be able to interrupt the loser.
+      const work = yield* Effect.forkDaemon(Effect.interruptible(Effect.gen(function*() {
         if (K.op === "sys/tallies") {
           const outcome = yield* performTallies(accepted, checked.json, chain).pipe(
             Effect.catchAll(() => Effect.succeed({ st: "failed", code: STORE_UNAVAILABLE } as Outcome))
@@ -612,7 +615,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
         if (K.op === "sys/undo") return yield* performUndo(accepted, checked.json, chain, a.stop)
         const outcome = yield* runApplication(operation("forward", accepted, checked.json, a.stop, Option.none()))
         return yield* finish(accepted, outcome, Effect.void)
-      }).pipe(Effect.ensuring(Effect.sync(() => (running.delete(checked.id), delegating.delete(checked.id))))))
+      })).pipe(Effect.ensuring(Effect.sync(() => (running.delete(checked.id), delegating.delete(checked.id))))))
       const answer = yield* Fiber.join(work)
       // Written with the final tally unless that step failed (then the pending answer is audited).
       if (!auditBases.has(accepted.call)) return answer
