@@ -21,7 +21,7 @@ import {
   stringMembers,
   verifyObject
 } from "./verify.js"
-import { Crit, Hash, Int, Key, Signature } from "./writ.js"
+import { Crit, Hash, Int, Key, signedSchema } from "./writ.js"
 
 const unsignedAckFields = {
   v: Schema.Literal(1),
@@ -35,7 +35,7 @@ const unsignedAckFields = {
 export const UnsignedAck = Schema.Struct(unsignedAckFields)
 export type UnsignedAck = typeof UnsignedAck.Type
 /** An ack, section 9.4. */
-export const Ack = Schema.Struct({ ...unsignedAckFields, sig: Signature }).pipe(Schema.annotations({ identifier: "Ack" }))
+export const Ack = signedSchema("Ack", unsignedAckFields)
 export type Ack = typeof Ack.Type
 
 /** The ack's body, `{"held": [{"call", "tally"}...], "open": [<call identity>...]}`. */

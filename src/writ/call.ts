@@ -20,7 +20,7 @@ import {
   type ObjectSpec,
   stringMembers
 } from "./verify.js"
-import { type CheckedWrit, Crit, Key, Nonce, Signature, Writ } from "./writ.js"
+import { type CheckedWrit, Crit, Key, Nonce, signedSchema, Writ } from "./writ.js"
 
 export const unsignedCallFields = {
   v: Schema.Literal(1),
@@ -35,7 +35,7 @@ export const unsignedCallFields = {
 export const UnsignedCall = Schema.Struct(unsignedCallFields)
 export type UnsignedCall = typeof UnsignedCall.Type
 /** A call, section 5. */
-export const Call = Schema.Struct({ ...unsignedCallFields, sig: Signature }).pipe(Schema.annotations({ identifier: "Call" }))
+export const Call = signedSchema("Call", unsignedCallFields)
 export type Call = typeof Call.Type
 
 /** The call as section 6.1 steps 1 to 5 leave it: the chain's elements are objects not yet verified. */

@@ -16,7 +16,7 @@ import {
   stringMembers
 } from "./verify.js"
 import { has } from "./bound.js"
-import { type CheckedWrit, Crit, Hash, Key, Signature, Writ } from "./writ.js"
+import { type CheckedWrit, Crit, Hash, Key, signedSchema, Writ } from "./writ.js"
 
 const unsignedRevokeFields = {
   v: Schema.Literal(1),
@@ -29,7 +29,7 @@ const unsignedRevokeFields = {
 export const UnsignedRevoke = Schema.Struct(unsignedRevokeFields)
 export type UnsignedRevoke = typeof UnsignedRevoke.Type
 /** A revoke, section 9.1. */
-export const Revoke = Schema.Struct({ ...unsignedRevokeFields, sig: Signature }).pipe(Schema.annotations({ identifier: "Revoke" }))
+export const Revoke = signedSchema("Revoke", unsignedRevokeFields)
 export type Revoke = typeof Revoke.Type
 
 export interface RevokeMembers {

@@ -22,7 +22,7 @@ import {
   type ObjectSpec,
   stringMembers
 } from "./verify.js"
-import { type CheckedWrit, Crit, Hash, Int, Signature, verifyWrit, Writ } from "./writ.js"
+import { type CheckedWrit, Crit, Hash, Int, signedSchema, verifyWrit, Writ } from "./writ.js"
 
 export const TallyStatus = Schema.Literal("ok", "failed", "canceled", "pending")
 export type TallyStatus = typeof TallyStatus.Type
@@ -66,9 +66,7 @@ const unsignedTallyFields = {
   crit: Crit
 }
 /** A tally, section 6 (recursive through `sub`). */
-export const Tally: Schema.Schema<TallyEncoded> = Schema.Struct({ ...unsignedTallyFields, sig: Signature }).pipe(
-  Schema.annotations({ identifier: "Tally" })
-)
+export const Tally: Schema.Schema<TallyEncoded> = signedSchema("Tally", unsignedTallyFields)
 export type Tally = TallyEncoded
 export const UnsignedTally = Schema.Struct(unsignedTallyFields)
 export type UnsignedTally = Omit<TallyEncoded, "sig">

@@ -42,6 +42,10 @@ export const Int = Schema.Int.pipe(
 /** `crit`, section 1.7. */
 export const Crit = Schema.optional(Schema.Array(Schema.String))
 
+/** Section 1.4: a signed object is its unsigned members plus `sig`, the signature over them. */
+export const signedSchema = <F extends Schema.Struct.Fields>(identifier: string, unsignedFields: F) =>
+  Schema.Struct({ ...unsignedFields, sig: Signature }).pipe(Schema.annotations({ identifier }))
+
 // ---------------------------------------------------------------------------------------------
 // Section 2.
 
@@ -60,7 +64,7 @@ export const unsignedWritFields = {
 export const UnsignedWrit = Schema.Struct(unsignedWritFields)
 export type UnsignedWrit = typeof UnsignedWrit.Type
 /** A writ, section 2. */
-export const Writ = Schema.Struct({ ...unsignedWritFields, sig: Signature }).pipe(Schema.annotations({ identifier: "Writ" }))
+export const Writ = signedSchema("Writ", unsignedWritFields)
 export type Writ = typeof Writ.Type
 
 /** Section 1.6. */
