@@ -31,9 +31,9 @@ export type TallyStatus = typeof TallyStatus.Type
 export const TallyErr = Schema.Struct({ code: Schema.String, ref: Schema.optional(Hash) })
 export type TallyErr = typeof TallyErr.Type
 
-export interface TallyEncoded {
-  readonly v: 1
-  readonly typ: "tally"
+/** The members of section 6's table other than `v`, `typ`, `sub`, `wrt` and `crit`: the same on
+ * the wire (`TallyEncoded`) and after section 6.1 (`TallyMembers`). */
+interface TallyScalars {
   readonly call: string
   readonly writ: string
   readonly op: string
@@ -43,10 +43,15 @@ export interface TallyEncoded {
   readonly out: string | null
   readonly used: { readonly [k: string]: number }
   readonly rev: { readonly until: number } | null
+  readonly sig: string
+}
+
+export interface TallyEncoded extends TallyScalars {
+  readonly v: 1
+  readonly typ: "tally"
   readonly sub: ReadonlyArray<TallyEncoded>
   readonly wrt: ReadonlyArray<Writ>
   readonly crit?: ReadonlyArray<string>
-  readonly sig: string
 }
 
 const unsignedTallyFields = {
@@ -72,19 +77,9 @@ export const UnsignedTally = Schema.Struct(unsignedTallyFields)
 export type UnsignedTally = Omit<TallyEncoded, "sig">
 
 /** The tally as section 6.1 leaves it: `sub` and `wrt` hold objects checked at section 6.2. */
-export interface TallyMembers {
-  readonly call: string
-  readonly writ: string
-  readonly op: string
-  readonly acc: number
-  readonly st: TallyStatus
-  readonly err: TallyErr | null
-  readonly out: string | null
-  readonly used: { readonly [k: string]: number }
-  readonly rev: { readonly until: number } | null
+export interface TallyMembers extends TallyScalars {
   readonly sub: ReadonlyArray<JsonObject>
   readonly wrt: ReadonlyArray<JsonObject>
-  readonly sig: string
 }
 export type CheckedTally = Checked<TallyMembers>
 
