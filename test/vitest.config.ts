@@ -1,6 +1,9 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
+  // The repository root (this file lives in test/ so the top level stays as the design card says).
+  root: fileURLToPath(new URL("..", import.meta.url)),
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 120_000,
