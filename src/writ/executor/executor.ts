@@ -242,6 +242,17 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
       Effect.catchAll((e) => Effect.logWarning(`audit record not written: ${e.message}`))
     )
 
+  /** The audit record's `peer` (section 9.3): the authenticated peer's name, "(unnamed)", or null. */
+  const peerNameOf = (peer: Peer): string | null =>
+    peer._tag === "named" ? peer.id : peer._tag === "unnamed" ? "(unnamed)" : null
+
+  /** The audit record of a call or revoke refused before it had an identity (section 9.3). */
+  const auditUnidentified = (time: number, kind: AuditEntry["kind"], peer: string | null, reason: string) =>
+    audit({
+      time, kind, identity: null, unparsed: reason, principal: null, peer,
+      root: null, leaf: null, op: null, outcome: "error", reason, signed: null
+    })
+
   /** Section 9: a revoke that could not be persisted is still honored while the process runs. */
   const unsavedCovers = (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
     unsaved.some((r) => (r.writ === "*" ? issuers.includes(r.iss) : chain.includes(r.writ)))
@@ -481,14 +492,11 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   const call = (input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<CallAnswer> =>
     Effect.gen(function*() {
       const now = yield* nowSeconds
-      const peerName = peer._tag === "named" ? peer.id : peer._tag === "unnamed" ? "(unnamed)" : null
+      const peerName = peerNameOf(peer)
       // Step 1: section 6.1 steps 1 to 5 on the call (unsigned error).
       const checkedE = yield* checkCall(input).pipe(Effect.either)
       if (Either.isLeft(checkedE)) {
-        yield* audit({
-          time: now, kind: "call", identity: null, unparsed: checkedE.left.reason, principal: null, peer: peerName,
-          root: null, leaf: null, op: null, outcome: "error", reason: checkedE.left.reason, signed: null
-        })
+        yield* auditUnidentified(now, "call", peerName, checkedE.left.reason)
         return { _tag: "error", reason: checkedE.left.reason } as const
       }
       const checked = checkedE.right
@@ -644,14 +652,11 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
   const revoke = (input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<RevokeAnswer> =>
     Effect.gen(function*() {
       const now = yield* nowSeconds
-      const peerName = peer._tag === "named" ? peer.id : peer._tag === "unnamed" ? "(unnamed)" : null
+      const peerName = peerNameOf(peer)
       // Section 9.1 steps 1 to 4, in order; an invalid revoke is not recorded and changes nothing.
       const verified = yield* verifyRevoke(input).pipe(Effect.either)
       if (Either.isLeft(verified)) {
-        yield* audit({
-          time: now, kind: "revoke", identity: null, unparsed: verified.left.reason, principal: null, peer: peerName,
-          root: null, leaf: null, op: null, outcome: "error", reason: verified.left.reason, signed: null
-        })
+        yield* auditUnidentified(now, "revoke", peerName, verified.left.reason)
         return { _tag: "invalid", reason: verified.left.reason } as const
       }
       const r = verified.right.revoke
