@@ -19,7 +19,7 @@ import { join } from "node:path"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import { signerFromSeed, verify } from "../../src/kernel/ed25519.js"
 import type { JsonObject } from "../../src/kernel/json.js"
-import { call, identity, key, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
+import { type Answer, call, identity, key, postRaw, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
 
 const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
   const i = args.indexOf(`--${name}`)
@@ -49,28 +49,11 @@ const ed25519Limit = (sample: Uint8Array, ms = 1500): number => {
 // ---------------------------------------------------------------------------------------------
 // A small keep-alive HTTP driver: C requests in flight, each answer handed to `onAnswer`.
 
-interface Answer {
-  readonly status: number
-  readonly bytes: Buffer
-}
 
 const makeDriver = (url: string, concurrency: number) => {
   const agent = new Http.Agent({ keepAlive: true, maxSockets: concurrency })
   const target = new URL(url)
-  const post = (body: Buffer): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const req = Http.request({
-        agent, host: target.hostname, port: target.port, path: target.pathname, method: "POST",
-        headers: { "content-type": "application/writ+json", "content-length": String(body.length) }
-      }, (res) => {
-        const chunks: Array<Buffer> = []
-        res.on("data", (c: Buffer) => chunks.push(c))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }))
-        res.on("error", reject)
-      })
-      req.on("error", reject)
-      req.end(body)
-    })
+  const post = (body: Buffer): Promise<Answer> => postRaw(agent, target, body)
   /** Posts `count` bodies (made by `body(i)`) with `concurrency` in flight; returns seconds taken. */
   const race = async (count: number, body: (i: number) => Buffer, onAnswer: (i: number, a: Answer) => void) => {
     let next = 0

@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import type { JsonObject } from "../../src/kernel/json.js"
-import { call, identity, key, prefix, revoke, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "./support.js"
+import { type Answer, call, identity, key, postRaw, prefix, revoke, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "./support.js"
 
 const KILLS = 20
 const WORKERS = 12
@@ -37,26 +37,8 @@ const REFUSALS = new Set([
   "mandate/store_unavailable"
 ])
 
-interface Answer {
-  readonly status: number
-  readonly bytes: Buffer
-}
-
 const post = (agent: Http.Agent, url: string, body: JsonObject): Promise<Answer> =>
-  new Promise((resolve, reject) => {
-    const payload = Buffer.from(encodeCanonical(body, "utf16"))
-    const req = Http.request(url, {
-      agent, method: "POST",
-      headers: { "content-type": "application/writ+json", "content-length": String(payload.length) }
-    }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }))
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.end(payload)
-  })
+  postRaw(agent, url, Buffer.from(encodeCanonical(body, "utf16")))
 
 const tallyOf = (a: Answer): JsonObject => (JSON.parse(a.bytes.toString()) as { tally: JsonObject }).tally
 const codeOf = (t: JsonObject) => (t.err as { code?: string } | null)?.code ?? null

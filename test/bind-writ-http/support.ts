@@ -2,33 +2,47 @@
 // calls and revokes (section 1.4), and a `writ serve` child process on a SQLite file.
 import { type ChildProcess, spawn } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
-import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
-import { signerFromSeed } from "../../src/kernel/ed25519.js"
 import type { JsonObject } from "../../src/kernel/json.js"
-import { identity, type ObjectType, signingInput } from "../../src/writ/sign.js"
+import { identity } from "../../src/writ/sign.js"
+import { type Key as FixtureKey, key as fixtureKey } from "../writ-executor/fixtures.js"
 
 export const repo = resolve(import.meta.dirname, "../..")
 
-export interface Key {
-  readonly seed: Uint8Array
+export interface Key extends FixtureKey {
   readonly hex: string
-  readonly did: string
-  readonly sign: (typ: ObjectType, o: JsonObject) => JsonObject
 }
 
+/** The executor fixtures' key (a fixed seed of byte n), plus its seed in hex for key files. */
 export const key = (n: number): Key => {
-  const seed = new Uint8Array(32).fill(n)
-  const s = signerFromSeed(seed)
-  return {
-    seed,
-    hex: Buffer.from(seed).toString("hex"),
-    did: didKeyFromPublicKey(s.publicKey),
-    sign: (typ, o) => ({ ...o, sig: encodeBase64url(s.sign(signingInput(typ, 1, o))) })
-  }
+  const k = fixtureKey(n)
+  return { ...k, hex: Buffer.from(k.seed).toString("hex") }
 }
+
+/** One raw answer of the HTTP binding: its status and the exact bytes of its body. */
+export interface Answer {
+  readonly status: number
+  readonly bytes: Buffer
+}
+
+/** POSTs `body` as application/writ+json on `agent` (keep-alive pools) and reads the raw answer. */
+export const postRaw = (agent: Http.Agent, url: string | URL, body: Buffer): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const req = Http.request(url, {
+      agent, method: "POST",
+      headers: { "content-type": "application/writ+json", "content-length": String(body.length) }
+    }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
 
 /** Nonces and ids: 16 bytes from a counter and a per-run tag, unique within a run. */
 let counter = 0
