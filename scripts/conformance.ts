@@ -9,7 +9,7 @@
 // set, so section 4 step 4 fails: not_narrowed"), never a recording of what the verifier said, so the
 // corpus can catch a verifier bug.
 //
-// Determinism. Key seeds and nonces come from the kernel's `Random.deterministic` stream, one stream
+// Determinism. Key seeds and nonces come from the kernel's `RandomBytes.deterministic` stream, one stream
 // per label (so adding a vector never changes another's bytes); times are fixed constants; Ed25519
 // signatures are deterministic (RFC 8032). Vector files are pretty-printed with members sorted by
 // UTF-16 code units, one-space indentation and a trailing newline; a malformed object that plain
@@ -22,7 +22,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { ED25519_TORSION_SUBGROUP, ed25519 } from "@noble/curves/ed25519.js"
-import { Random, Signer, type SignerShape } from "../src/kernel/services.js"
+import { RandomBytes, Signer, type SignerShape } from "../src/kernel/services.js"
 import { didKeyFromPublicKey } from "../src/kernel/didkey.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ export const hashOf = (v: V): string => b64u(sha256(Buffer.from(canon(v), "utf8"
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s)
 const stream = (label: string, n: number): Uint8Array =>
-  Effect.runSync(Random.deterministic(utf8(`mandate/writ-corpus/${label}`)).bytes(n))
+  Effect.runSync(RandomBytes.deterministic(utf8(`mandate/writ-corpus/${label}`)).bytes(n))
 
 export interface Key {
   readonly name: string

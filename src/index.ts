@@ -1,5 +1,5 @@
 // Mandate's public API, re-exported by concept. Embed a protocol as Effect Layers: the services
-// (Signer, Random, Reservations, Atomic, the Writ stores, Executor) are tags; src/store provides
+// (Signer, RandomBytes, Reservations, Atomic, the Writ stores, Executor) are tags; src/store provides
 // their Layers.
 export * as Kernel from "./kernel/index.js"
 export * as Accounting from "./accounting/index.js"

@@ -4,7 +4,7 @@
 // decoding (strict JSON, canonical re-encoding, base64url) and caveat evaluation.
 import { Effect, Either, Layer } from "effect"
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from "node:crypto"
-import { Random, Signer } from "../../src/kernel/services.js"
+import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { authorize } from "../../src/yea/authorize.js"
 import { fixedClock } from "../../src/yea/conformance.js"
 import { caveatBlocks, decodeGrant, delegateGrant, issueRootGrant, verifyChain } from "../../src/yea/grant.js"
@@ -14,8 +14,8 @@ import { decimal } from "../../src/yea/measure.js"
 
 const NOW = 1_790_000_000
 const seed = (b: number) => new Uint8Array(32).fill(b)
-const provide = <A, E>(s: Uint8Array, eff: Effect.Effect<A, E, Signer | Random>) =>
-  Effect.runSync(eff.pipe(Effect.provide(Layer.merge(Signer.fromSeed(s), Random.seeded(new Uint8Array([1])))), Effect.withClock(fixedClock(NOW))))
+const provide = <A, E>(s: Uint8Array, eff: Effect.Effect<A, E, Signer | RandomBytes>) =>
+  Effect.runSync(eff.pipe(Effect.provide(Layer.merge(Signer.fromSeed(s), RandomBytes.seeded(new Uint8Array([1])))), Effect.withClock(fixedClock(NOW))))
 
 const rootCaveats = [
   { svc: ["shop.example"] },

@@ -3,7 +3,7 @@
 // expectation fails; the child processes are stopped on every exit path.
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { Random } from "../kernel/services.js"
+import { RandomBytes } from "../kernel/services.js"
 import { runDemo } from "./demo/run.js"
 import { runCommand } from "./writ-io.js"
 
@@ -16,7 +16,7 @@ const cHandler = Options.file("c-handler").pipe(
 
 export const demoCommand = Command.make("demo", { out, cHandler }, ({ out, cHandler }) =>
   runCommand(Effect.gen(function*() {
-    const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}) }).pipe(Effect.provide(Random.live))
+    const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}) }).pipe(Effect.provide(RandomBytes.live))
     if (!ok) yield* Effect.sync(() => { process.exitCode = 1 })
   }))
 ).pipe(Command.withDescription("Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/"))

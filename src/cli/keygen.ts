@@ -3,7 +3,7 @@
 // key file instead, after the same permission check every command applies when it reads a key.
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { Random } from "../kernel/services.js"
+import { RandomBytes } from "../kernel/services.js"
 import { didOfSeed, readKeyFile, runCommand, writeKeyFile } from "./writ-io.js"
 
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("The key file to create (or, with --show, to read)"))
@@ -15,9 +15,9 @@ export const keygenCommand = Command.make("keygen", { file, show }, ({ file, sho
       yield* Console.log(didOfSeed(yield* readKeyFile(file)))
       return
     }
-    const random = yield* Random
+    const random = yield* RandomBytes
     const seed = yield* random.bytes(32)
     yield* writeKeyFile(file, seed)
     yield* Console.log(didOfSeed(seed))
-  }).pipe(Effect.provide(Random.live)))
+  }).pipe(Effect.provide(RandomBytes.live)))
 ).pipe(Command.withDescription("Create an Ed25519 key file (mode 0600) and print its did:key"))

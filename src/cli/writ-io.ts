@@ -12,7 +12,7 @@ import { encodeCanonical } from "../kernel/canonical.js"
 import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { type Json, type JsonObject, parseJson } from "../kernel/json.js"
-import { Random, Signer } from "../kernel/services.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
 import type { WritError } from "../writ/reason.js"
 
 /** A command's failure: a reason code (section 11, or `mandate/...`), where, and why. */
@@ -145,8 +145,8 @@ export const readKeyFile = (path: string): Effect.Effect<Uint8Array, CliError, F
 export const didOfSeed = (seed: Uint8Array): string => didKeyFromPublicKey(publicKeyFromSeed(seed))
 
 /** The Signer of a key file and the operating system's randomness: what issuing needs. */
-export const keyLayer = (path: string): Effect.Effect<Layer.Layer<Signer | Random>, CliError, FileSystem.FileSystem> =>
-  Effect.map(readKeyFile(path), (seed) => Layer.merge(Signer.fromSeed(seed), Random.live))
+export const keyLayer = (path: string): Effect.Effect<Layer.Layer<Signer | RandomBytes>, CliError, FileSystem.FileSystem> =>
+  Effect.map(readKeyFile(path), (seed) => Layer.merge(Signer.fromSeed(seed), RandomBytes.live))
 
 /** An optional option's value or undefined. */
 export const opt = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)

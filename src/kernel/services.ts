@@ -1,7 +1,7 @@
 /**
  * The services through which protocol code reaches keys and randomness. Nothing reads a key file,
  * `Math.random` or the wall clock directly: time is Effect's `Clock` (tests use `TestClock`),
- * randomness is `Random`, and signing is `Signer`, each provided by a Layer.
+ * randomness is `RandomBytes`, and signing is `Signer`, each provided by a Layer.
  */
 import { Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
@@ -26,24 +26,24 @@ export class Signer extends Context.Tag("mandate/Signer")<Signer, SignerShape>()
   }
 }
 
-export interface RandomShape {
+export interface RandomBytesShape {
   readonly bytes: (n: number) => Effect.Effect<Uint8Array>
 }
 
 /** Randomness for nonces and ids. */
-export class Random extends Context.Tag("mandate/Random")<Random, RandomShape>() {
+export class RandomBytes extends Context.Tag("mandate/RandomBytes")<RandomBytes, RandomBytesShape>() {
   /** Cryptographic randomness from the operating system. */
-  static readonly live: Layer.Layer<Random> = Layer.succeed(Random, {
+  static readonly live: Layer.Layer<RandomBytes> = Layer.succeed(RandomBytes, {
     bytes: (n) => Effect.sync(() => new Uint8Array(randomBytes(n)))
   })
   /**
    * A deterministic stream for tests and fixed-seed corpora: SHA-256 in counter mode over the seed.
    * Not for production nonces.
    */
-  static seeded(seed: Uint8Array): Layer.Layer<Random> {
-    return Layer.sync(Random, () => Random.deterministic(seed))
+  static seeded(seed: Uint8Array): Layer.Layer<RandomBytes> {
+    return Layer.sync(RandomBytes, () => RandomBytes.deterministic(seed))
   }
-  static deterministic(seed: Uint8Array): RandomShape {
+  static deterministic(seed: Uint8Array): RandomBytesShape {
     let counter = 0
     return {
       bytes: (n) =>

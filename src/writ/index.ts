@@ -28,7 +28,7 @@
 // Acks (9.4)      ack.ts `checkAck` (steps 1 to 7; `revoked` at step 7), `checkAckVerdict`.
 // Identity (1.5)  sign.ts `signingInput` (1.4), `identity`, `writIdentity`, `callIdentity`,
 //                 `tallyIdentity`, `revokeIdentity`, `ackIdentity`, `bodyHash`, `canonicalText`.
-// Issuing         issue.ts with the kernel `Signer` and `Random` services: `issueRoot`,
+// Issuing         issue.ts with the kernel `Signer` and `RandomBytes` services: `issueRoot`,
 //                 `holdChain` -> `HeldWrit`, `delegate(held, narrowing)` (section 7.5: no function
 //                 signs a writ given as data), `makeCall`, `signTally`, `signPendingTally`,
 //                 `makeRevoke`, `makeAck`.

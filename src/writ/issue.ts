@@ -1,5 +1,5 @@
 // Issuing, spec sections 2, 4, 5, 6, 9.1, 9.4 and 7.5: make and sign each object type with the
-// `Signer` service, drawing `nnc` and `id` from the `Random` service.
+// `Signer` service, drawing `nnc` and `id` from the `RandomBytes` service.
 //
 // Section 7.5: an implementation MUST NOT sign a writ object received as data. Here no function
 // takes a writ to sign. A root is built from parameters; a child is built by `delegate` from a
@@ -14,7 +14,7 @@ import { Effect, Option } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
 import { encodeBase64url } from "../kernel/base64url.js"
 import { didKeyFromPublicKey, publicKeyFromDidKey } from "../kernel/didkey.js"
-import { Random, Signer } from "../kernel/services.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
 import type { Bound, Bounds } from "./bound.js"
 import { checkBounds } from "./bound.js"
 import { type VerifiedCall, verifyCall } from "./call.js"
@@ -36,7 +36,7 @@ const signed = (typ: ObjectType, unsigned: JsonObject): Effect.Effect<JsonObject
     return { ...unsigned, sig: encodeBase64url(sig) }
   })
 
-const randomB64 = Effect.flatMap(Random, (r) => Effect.map(r.bytes(RANDOM_BYTES), encodeBase64url))
+const randomB64 = Effect.flatMap(RandomBytes, (r) => Effect.map(r.bytes(RANDOM_BYTES), encodeBase64url))
 
 /** The Signer's own key as a did:key (section 1.3). */
 export const ownKey: Effect.Effect<string, never, Signer> = Effect.map(Signer, (s) => didKeyFromPublicKey(s.publicKey))
@@ -117,7 +117,7 @@ const finishWrit = (unsigned: JsonObject, parents: ReadonlyArray<CheckedWrit>, p
   })
 
 /** Issue a root writ from the Signer's key (section 2, `prv` null). */
-export const issueRoot = (p: RootParams): Effect.Effect<Issued, WritError, Signer | Random> =>
+export const issueRoot = (p: RootParams): Effect.Effect<Issued, WritError, Signer | RandomBytes> =>
   Effect.gen(function* () {
     yield* checkKey(p.hld, "hld")
     const bnd = yield* checkBounds(p.bnd)
@@ -140,7 +140,7 @@ export interface DelegateParams {
 
 /** Section 7.5: issue a child of a writ the Signer holds, narrowing it. Refused with the section 4
  * reason (`not_narrowed`, or `depth`) before signing when the child would not be a valid child. */
-export const delegate = (held: HeldWrit, p: DelegateParams): Effect.Effect<Issued, WritError, Signer | Random> =>
+export const delegate = (held: HeldWrit, p: DelegateParams): Effect.Effect<Issued, WritError, Signer | RandomBytes> =>
   Effect.gen(function* () {
     if (!(held instanceof HeldWrit)) return yield* Effect.fail(writError("malformed", "held", "not a HeldWrit"))
     const parent = held.leaf
@@ -182,7 +182,7 @@ export interface CallParams {
 
 /** Make and sign a call (section 5); the result passes `verifyCall` (no clock) or is refused with
  * its reason, e.g. `out_of_bounds` for arguments the leaf does not admit. */
-export const makeCall = (p: CallParams): Effect.Effect<VerifiedCall, WritError, Signer | Random> =>
+export const makeCall = (p: CallParams): Effect.Effect<VerifiedCall, WritError, Signer | RandomBytes> =>
   Effect.gen(function* () {
     const from = yield* ownKey
     const id = p.id ?? (yield* randomB64)

@@ -4,7 +4,7 @@
 // "Consent is just a grant"), so they are built here and nowhere else.
 import { Effect, Either, Option } from "effect"
 import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
-import { Random, Signer } from "../kernel/services.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
 import { canonicalBytes, readCanonical } from "./canonical.js"
 import { issueRootGrant } from "./grant.js"
 import { hashedPart, proposalHash, type Proposal } from "./proposal.js"
@@ -57,7 +57,7 @@ export const checkConsentRequest = (
 export const issueConsentGrant = (
   request: ConsentRequest,
   agent: string
-): Effect.Effect<string, YeaError, Signer | Random> => issueRootGrant({ sub: agent, caveats: consentCaveats(request) })
+): Effect.Effect<string, YeaError, Signer | RandomBytes> => issueRootGrant({ sub: agent, caveats: consentCaveats(request) })
 
 // ---------------------------------------------------------------------------------------------
 // Consent codes (`pc1.`): the approval request handed to `approve` when a client can't ask.

@@ -17,7 +17,7 @@ import { utf8 } from "../kernel/canonical.js"
 import { verify } from "../kernel/ed25519.js"
 import { hashB64 } from "../kernel/hash.js"
 import { parseJson } from "../kernel/json.js"
-import { Random, Signer } from "../kernel/services.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
 import { canonical, canonicalBytes } from "./canonical.js"
 import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
 import { decodeKey, decodeSignature, encodeKey, encodeSignature, isKey } from "./keys.js"
@@ -263,7 +263,7 @@ export interface RootGrantInput {
   /** The holder (agent) key. */
   readonly sub: string
   readonly caveats: ReadonlyArray<unknown>
-  /** Defaults to 16 random bytes from `Random`, base64url. */
+  /** Defaults to 16 random bytes from `RandomBytes`, base64url. */
   readonly nonce?: string
 }
 
@@ -271,12 +271,12 @@ export interface RootGrantInput {
  * Issues a root grant signed by the principal (the `Signer`), `iat` from the Clock. Refuses
  * caveats that would fail closed anyway, so no one hands out a grant that can never work.
  */
-export const issueRootGrant = (input: RootGrantInput): Effect.Effect<string, YeaError, Signer | Random> =>
+export const issueRootGrant = (input: RootGrantInput): Effect.Effect<string, YeaError, Signer | RandomBytes> =>
   Effect.gen(function* () {
     if (!isKey(input.sub)) return yield* Effect.fail(yeaError("invalid_params", "sub is not a canonical ed25519: key"))
     yield* checkCaveats(input.caveats)
     const signer = yield* Signer
-    const nonce = input.nonce ?? encodeBase64url(yield* (yield* Random).bytes(16))
+    const nonce = input.nonce ?? encodeBase64url(yield* (yield* RandomBytes).bytes(16))
     const p = { caveats: input.caveats, iat: yield* nowSeconds, iss: encodeKey(signer.publicKey), nonce, sub: input.sub }
     return yield* encodeToken([yield* signPayload(p)])
   })

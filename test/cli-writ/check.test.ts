@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { publicKeyFromSeed } from "../../src/kernel/ed25519.js"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
-import { Random, Signer } from "../../src/kernel/services.js"
+import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { delegate, holdChain, issueRoot, makeAck, makeCall, makeRevoke, signTally } from "../../src/writ/issue.js"
 import { identity, withoutSig } from "../../src/writ/sign.js"
 import { type BoundFlags, boundsFromFlags, expiryFromFlags } from "../../src/cli/writ-bounds.js"
@@ -19,8 +19,8 @@ const A = seed(1)
 const B = seed(2)
 const C = seed(3)
 const did = (s: Uint8Array) => didKeyFromPublicKey(publicKeyFromSeed(s))
-const as = (s: Uint8Array) => <X, E>(e: Effect.Effect<X, E, Signer | Random>) =>
-  Effect.runSync(Effect.provide(e, Layer.merge(Signer.fromSeed(s), Random.seeded(s))))
+const as = (s: Uint8Array) => <X, E>(e: Effect.Effect<X, E, Signer | RandomBytes>) =>
+  Effect.runSync(Effect.provide(e, Layer.merge(Signer.fromSeed(s), RandomBytes.seeded(s))))
 const reasonOf = <X>(e: Effect.Effect<X, { reason: string }>) => {
   const r = Effect.runSync(Effect.either(e))
   return Either.isLeft(r) ? r.left.reason : "ok"

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { publicKeyFromSeed } from "../../src/kernel/ed25519.js"
 import type { JsonObject } from "../../src/kernel/json.js"
-import { Random, Signer } from "../../src/kernel/services.js"
+import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { issueRoot, makeCall } from "../../src/writ/issue.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import type { Operation } from "../../src/writ/executor/services.js"
@@ -23,8 +23,8 @@ const did = (s: Uint8Array) => didKeyFromPublicKey(publicKeyFromSeed(s))
 const A = seed(11)
 const B = seed(12)
 const C = seed(13)
-const as = (s: Uint8Array) => <X, E>(e: Effect.Effect<X, E, Signer | Random>) =>
-  Effect.runSync(Effect.provide(e, Layer.merge(Signer.fromSeed(s), Random.seeded(s))))
+const as = (s: Uint8Array) => <X, E>(e: Effect.Effect<X, E, Signer | RandomBytes>) =>
+  Effect.runSync(Effect.provide(e, Layer.merge(Signer.fromSeed(s), RandomBytes.seeded(s))))
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-handlers-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   decodeBase64url, didKeyFromPublicKey, encodeBase64url, hashB64, isAcceptablePublicKey, isSmallOrderPoint,
-  publicKeyFromDidKey, publicKeyFromSeed, Random, sign, SMALL_ORDER_ENCODINGS, verify
+  publicKeyFromDidKey, publicKeyFromSeed, RandomBytes, sign, SMALL_ORDER_ENCODINGS, verify
 } from "../../src/kernel/index.js"
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s, "hex"))
@@ -72,10 +72,10 @@ describe("Ed25519 and did:key (section 1.3, small-order rules of 2026-10-04)", (
   it("hashes to 43 characters", () => expect(hashB64(new Uint8Array())).toBe("47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"))
 })
 
-describe("Random", () => {
+describe("RandomBytes", () => {
   it("is deterministic for a seed", async () => {
     const take = () => Effect.runSync(Effect.gen(function* () {
-      const r = Random.deterministic(Uint8Array.of(1, 2, 3))
+      const r = RandomBytes.deterministic(Uint8Array.of(1, 2, 3))
       return [yield* r.bytes(40), yield* r.bytes(5)]
     }))
     expect(take()).toEqual(take())

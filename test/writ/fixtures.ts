@@ -1,4 +1,4 @@
-// Deterministic Writ objects for tests: keys from fixed seeds, nonces from a seeded Random, all
+// Deterministic Writ objects for tests: keys from fixed seeds, nonces from a seeded RandomBytes, all
 // made through the issuing API (src/writ/issue.ts). `resign` re-signs a deliberately altered
 // object with a seed, to build objects whose only fault is the one a test is about.
 import { Effect, Layer } from "effect"
@@ -6,7 +6,7 @@ import type { JsonObject } from "../../src/kernel/json.js"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { publicKeyFromSeed, sign } from "../../src/kernel/ed25519.js"
-import { Random, Signer } from "../../src/kernel/services.js"
+import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import type { Bounds } from "../../src/writ/bound.js"
 import { delegate, holdChain, issueRoot, makeCall, signTally, type Issued } from "../../src/writ/issue.js"
 import { signingInput, type ObjectType } from "../../src/writ/sign.js"
@@ -19,9 +19,9 @@ export const B = 2 // holder of the root, issuer of the child
 export const C = 3 // holder of the child (the executor)
 export const X = 9 // a stranger
 
-/** Provide Signer for seed `n` and a seeded Random. */
-export const as = (n: number, randomSeed = n) => <A, E>(eff: Effect.Effect<A, E, Signer | Random>): Effect.Effect<A, E> =>
-  Effect.provide(eff, Layer.merge(Signer.fromSeed(seed(n)), Random.seeded(new Uint8Array([randomSeed, 7]))))
+/** Provide Signer for seed `n` and a seeded RandomBytes. */
+export const as = (n: number, randomSeed = n) => <A, E>(eff: Effect.Effect<A, E, Signer | RandomBytes>): Effect.Effect<A, E> =>
+  Effect.provide(eff, Layer.merge(Signer.fromSeed(seed(n)), RandomBytes.seeded(new Uint8Array([randomSeed, 7]))))
 
 export const run = <A, E>(eff: Effect.Effect<A, E>): A => Effect.runSync(eff)
 

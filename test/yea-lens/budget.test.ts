@@ -1,7 +1,7 @@
 // Budget fitting (SPEC §8), More entries and EXPAND slices.
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { Random } from "../../src/kernel/services.js"
+import { RandomBytes } from "../../src/kernel/services.js"
 import { type Elided, STRING_KEEP, fitReply, fitReplyEffect } from "../../src/yea/lens/budget.js"
 import { est } from "../../src/yea/lens/estimate.js"
 import { expandSlice, expandSliceEffect } from "../../src/yea/lens/expand.js"
@@ -231,8 +231,8 @@ describe("EXPAND", () => {
   })
 })
 
-describe("handles from the Random service", () => {
-  const seeded = Random.seeded(new Uint8Array(32).fill(7))
+describe("handles from the RandomBytes service", () => {
+  const seeded = RandomBytes.seeded(new Uint8Array(32).fill(7))
   it("are h_ and 12 base64url characters, deterministic for a seed", async () => {
     const run = () => Effect.runPromise(Effect.provide(fitReplyEffect({ kind: "ANSWER", data: { a: rows(40), b: "z".repeat(900) } }, 60), seeded))
     const [a, b] = [await run(), await run()]

@@ -3,7 +3,7 @@
 import { Effect, Either, Layer } from "effect"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { sign } from "../../src/kernel/ed25519.js"
-import { Random, Signer } from "../../src/kernel/services.js"
+import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { authorize, type AuthorizeRequest } from "../../src/yea/authorize.js"
 import type { TotalsLookup } from "../../src/yea/caveat.js"
 import { canonicalBytes } from "../../src/yea/canonical.js"
@@ -47,11 +47,11 @@ export const rootPayload = (caveats: ReadonlyArray<unknown>, extra: Record<strin
 /** A root grant principal → agent with arbitrary (possibly malformed) caveats. */
 export const rawRoot = (caveats: ReadonlyArray<unknown>): string => rawToken([rawBlock(rootPayload(caveats), PRINCIPAL)])
 
-/** Runs an Effect needing Signer/Random/Clock at NOW with `signerSeed`, synchronously. */
-export const withSigner = <A, E>(signerSeed: Uint8Array, eff: Effect.Effect<A, E, Signer | Random>, now = NOW): A =>
+/** Runs an Effect needing Signer/RandomBytes/Clock at NOW with `signerSeed`, synchronously. */
+export const withSigner = <A, E>(signerSeed: Uint8Array, eff: Effect.Effect<A, E, Signer | RandomBytes>, now = NOW): A =>
   Effect.runSync(
     eff.pipe(
-      Effect.provide(Layer.merge(Signer.fromSeed(signerSeed), Random.seeded(new Uint8Array([7])))),
+      Effect.provide(Layer.merge(Signer.fromSeed(signerSeed), RandomBytes.seeded(new Uint8Array([7])))),
       Effect.withClock(fixedClock(now))
     )
   )

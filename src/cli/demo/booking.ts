@@ -9,7 +9,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Config, Duration, Effect, Layer, Option } from "effect"
 import type { JsonObject } from "../../kernel/json.js"
 import { isJsonObject } from "../../kernel/json.js"
-import { Random, Signer } from "../../kernel/services.js"
+import { RandomBytes, Signer } from "../../kernel/services.js"
 import { postWrit } from "../../bind/writ-http/client.js"
 import { delegate, holdChain, makeCall } from "../../writ/issue.js"
 import type { ApplicationService, Operation, Outcome } from "../../writ/executor/services.js"
@@ -28,7 +28,7 @@ const book = (op: Operation): Effect.Effect<Outcome, unknown> =>
   Effect.gen(function*() {
     const cfg = yield* settings
     const seed = yield* readKeyFile(cfg.key)
-    const keys = Layer.merge(Signer.fromSeed(seed), Random.live)
+    const keys = Layer.merge(Signer.fromSeed(seed), RandomBytes.live)
     return yield* Effect.gen(function*() {
       const held = yield* holdChain(op.chain)
       const amount = num(op.args.amount)

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { encodeBase64url } from "../../kernel/base64url.js"
 import type { JsonObject } from "../../kernel/json.js"
-import { Random, Signer } from "../../kernel/services.js"
+import { RandomBytes, Signer } from "../../kernel/services.js"
 import { type ObjectType, signingInput } from "../../writ/sign.js"
 
 /** Signs `unsigned` as an object of type `typ` with the Signer's key, checking nothing. */
@@ -17,4 +17,4 @@ export const signAnything = (typ: ObjectType, unsigned: JsonObject): Effect.Effe
   })
 
 /** 16 random bytes, base64url (an `id` or `nnc`). */
-export const freshId = Effect.flatMap(Random, (r) => Effect.map(r.bytes(16), encodeBase64url))
+export const freshId = Effect.flatMap(RandomBytes, (r) => Effect.map(r.bytes(16), encodeBase64url))

@@ -22,7 +22,7 @@ import { createServer } from "node:net"
 import { resolve } from "node:path"
 import { fetchWellKnown, postWrit } from "../../bind/writ-http/client.js"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
-import { Random, Signer } from "../../kernel/services.js"
+import { RandomBytes, Signer } from "../../kernel/services.js"
 import * as Writ from "../../writ/index.js"
 import { checkCallAnswer, checkRevokeAnswer, drawTree } from "../writ-check.js"
 import { type CliError, cliError, didOfSeed, writeKeyFile } from "../writ-io.js"
@@ -68,7 +68,7 @@ const str = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(
 const obj = (v: unknown): JsonObject => (isJsonObject(v) ? v : {})
 const reasonOf = (tally: JsonObject): string | null => (isJsonObject(tally.err) && typeof tally.err.code === "string" ? tally.err.code : null)
 
-export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, FileSystem.FileSystem | Random> =>
+export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, FileSystem.FileSystem | RandomBytes> =>
   Effect.gen(function*() {
     const out = resolve(options.out)
     yield* prepareOut(out)
@@ -92,15 +92,15 @@ export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, 
 const demo = (t: Transcript, out: string, cHandler?: string) =>
   Effect.gen(function*() {
     // Keys: one per agent, in key files readable by their owner only.
-    const random = yield* Random
+    const random = yield* RandomBytes
     const seeds = { a: yield* random.bytes(32), b: yield* random.bytes(32), c: yield* random.bytes(32) }
     for (const [n, s] of Object.entries(seeds)) yield* writeKeyFile(`${out}/keys/${n}.key`, s)
     const A = didOfSeed(seeds.a)
     const B = didOfSeed(seeds.b)
     const C = didOfSeed(seeds.c)
-    const keysOf = (seed: Uint8Array) => Layer.merge(Signer.fromSeed(seed), Random.live)
-    const asA = <X, E>(e: Effect.Effect<X, E, Signer | Random>) => Effect.provide(e, keysOf(seeds.a))
-    const asB = <X, E>(e: Effect.Effect<X, E, Signer | Random>) => Effect.provide(e, keysOf(seeds.b))
+    const keysOf = (seed: Uint8Array) => Layer.merge(Signer.fromSeed(seed), RandomBytes.live)
+    const asA = <X, E>(e: Effect.Effect<X, E, Signer | RandomBytes>) => Effect.provide(e, keysOf(seeds.a))
+    const asB = <X, E>(e: Effect.Effect<X, E, Signer | RandomBytes>) => Effect.provide(e, keysOf(seeds.b))
 
     yield* t.step("Setup: three agents, three keys, two executors on loopback")
     yield* t.log(`  A (delegator) ${A}`)

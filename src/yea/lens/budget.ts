@@ -13,12 +13,12 @@
  * the fitted reply so that the caller can keep them for `EXPAND` (expand.ts).
  *
  * Handles come from the caller: {@link fitReply} takes a function, {@link fitReplyEffect} draws
- * them from the kernel `Random` service. The core is a generator that asks for a handle each time
+ * them from the kernel `RandomBytes` service. The core is a generator that asks for a handle each time
  * it opens a new `More` entry, so both drivers share one algorithm.
  */
 import { Effect } from "effect"
 import { encodeBase64url } from "../../kernel/base64url.js"
-import { Random } from "../../kernel/services.js"
+import { RandomBytes } from "../../kernel/services.js"
 import { est } from "./estimate.js"
 import { lensReply } from "./reply.js"
 import { type Obj, get, has, isObject, lensValue } from "./value.js"
@@ -269,12 +269,12 @@ export const fitReply = (reply: unknown, budget: number, nextHandle: () => strin
 }
 
 /** A fresh handle: `h_` and 72 random bits in base64url (12 characters). */
-export const randomHandle: Effect.Effect<string, never, Random> = Effect.flatMap(Random, (random) =>
+export const randomHandle: Effect.Effect<string, never, RandomBytes> = Effect.flatMap(RandomBytes, (random) =>
   Effect.map(random.bytes(9), (b) => "h_" + encodeBase64url(b))
 )
 
-/** {@link fitReply} with handles drawn from the `Random` service. */
-export const fitReplyEffect = (reply: unknown, budget: number, options: FitOptions = {}): Effect.Effect<Fitted, never, Random> =>
+/** {@link fitReply} with handles drawn from the `RandomBytes` service. */
+export const fitReplyEffect = (reply: unknown, budget: number, options: FitOptions = {}): Effect.Effect<Fitted, never, RandomBytes> =>
   Effect.gen(function* () {
     const steps = fitSteps(reply, budget, options)
     let r = steps.next()

@@ -7,7 +7,7 @@
  * this module only cuts the slice.
  */
 import type { Effect } from "effect"
-import type { Random } from "../../kernel/services.js"
+import type { RandomBytes } from "../../kernel/services.js"
 import { type Elided, type FitOptions, type Fitted, fitReply, fitReplyEffect } from "./budget.js"
 
 /** Proposals and capabilities stay whole in their slices too (design.md, "Elision safety"). */
@@ -23,6 +23,6 @@ export const expandBody = (e: Elided): { readonly kind: "ANSWER"; readonly data:
 export const expandSlice = (e: Elided, budget: number, nextHandle: () => string): Fitted =>
   fitReply(expandBody(e), budget, nextHandle, sliceOptions(e))
 
-/** {@link expandSlice} with handles drawn from the `Random` service. */
-export const expandSliceEffect = (e: Elided, budget: number): Effect.Effect<Fitted, never, Random> =>
+/** {@link expandSlice} with handles drawn from the `RandomBytes` service. */
+export const expandSliceEffect = (e: Elided, budget: number): Effect.Effect<Fitted, never, RandomBytes> =>
   fitReplyEffect(expandBody(e), budget, sliceOptions(e))
