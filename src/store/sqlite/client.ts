@@ -22,10 +22,26 @@ import { type Migration, runMigrations } from "../sql/migrations.js"
 
 export type { Migration } from "../sql/migrations.js"
 
+/**
+ * How the composition root tunes the embedded store. Every pragma the store depends on is set here,
+ * when the Layer opens the file, so nothing else issues PRAGMA statements on the store's connection.
+ */
 export interface SqliteStoreOptions {
   /** How long a process waits for another's write lock before failing with a StoreError (ms). Default 30000. */
   readonly busyTimeoutMs?: number
+  /**
+   * `PRAGMA synchronous`. "full" (default) syncs the WAL at every commit: an acknowledged write
+   * survives a power loss, as section 9 wants of the call store. "normal" syncs only at checkpoints:
+   * a commit survives a process crash but the last ones may be lost with the machine.
+   */
+  readonly synchronous?: "full" | "normal"
 }
+
+/** The pragmas `options` ask for, in the order they are applied when the file is opened. */
+export const pragmas = (options: SqliteStoreOptions): ReadonlyArray<string> => [
+  `PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 30_000))}`,
+  `PRAGMA synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`
+]
 
 const LOCK_TABLE = "mandate_write_lock"
 
@@ -47,7 +63,7 @@ export const layer = (
 ): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient | Atomic, StoreError> => {
   const init = Layer.effectContext(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 30_000))}`)
+    for (const pragma of pragmas(options)) yield* sql.unsafe(pragma)
     yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (id INTEGER PRIMARY KEY)`)
     return Context.make(Atomic, { transaction: makeTransaction(sql) })
   }).pipe(Effect.mapError(storeError("sqlite.open"))))
