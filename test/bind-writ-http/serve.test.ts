@@ -1,4 +1,4 @@
-// `writ serve` (src/bind/writ-http/serve.ts, src/cli/writ-serve.ts): what it refuses to start
+// `writ serve` (src/app/writ-serve.ts, src/cli/writ-serve.ts): what it refuses to start
 // with, and a start on a bindings file whose peer is then named over mTLS.
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Exit } from "effect"
@@ -6,7 +6,7 @@ import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { fetchWellKnown } from "../../src/bind/writ-http/client.js"
-import { loadHandler, readBindingsFile, readSeedFile, startExecutor } from "../../src/bind/writ-http/serve.js"
+import { loadHandler, readBindingsFile, readSeedFile, startExecutor } from "../../src/app/writ-serve.js"
 import { key, repo, spawnServe, tempDir, writeKeyFile } from "./support.js"
 
 const run = <A, E>(self: Effect.Effect<A, E, NodeContext.NodeContext>) => Effect.runPromiseExit(self.pipe(Effect.provide(NodeContext.layer)))

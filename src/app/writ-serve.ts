@@ -1,32 +1,25 @@
-// `writ serve`: one executor (src/writ/executor) over the HTTP binding, with the embedded SQLite
-// stores (one file, WAL). On start it resolves every pending record left by a crash (section 9)
-// before it listens, so no request is answered from a state recovery has not settled.
-//
-// Inputs are files, read through @effect/platform's FileSystem: the executor's key (64 hex
-// digits, readable by its owner only, as `mandate keygen` writes it), an optional bindings file
-// (transport identity -> keys, section 7.6) and the handler module, which exports the
-// ApplicationService that performs operations (as `default` or `application`).
-import { FileSystem } from "@effect/platform"
+// The composition root of `writ serve`: one executor (src/writ/executor) over the HTTP binding
+// (src/bind/writ-http), with the embedded SQLite stores (src/store/sqlite, one file, WAL). This is
+// the one place that reads files, loads the handler module and picks the store: `bind` is a
+// transport and knows no store (DESIGN.md's arrows). On start it resolves every pending record
+// left by a crash (section 9) before it listens, so no request is answered from a state recovery
+// has not settled.
+import type { FileSystem } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Data, Effect, Layer, Option, type Scope } from "effect"
-import { resolve } from "node:path"
-import { pathToFileURL } from "node:url"
-import { didKeyFromPublicKey, publicKeyFromDidKey } from "../../kernel/didkey.js"
-import { publicKeyFromSeed } from "../../kernel/ed25519.js"
-import { parseJson } from "../../kernel/json.js"
-import { Signer } from "../../kernel/services.js"
-import * as SqliteWrit from "../../store/sqlite/writ-stores.js"
-import { Executor, layer as executorLayer } from "../../writ/executor/executor.js"
-import { Application, type ApplicationService, RootPolicy } from "../../writ/executor/services.js"
-import { type ClientTls, httpForwarder } from "./client.js"
-import { parseBindings, transportPeerBindings, type TransportBindings } from "./peer.js"
-import { type RateLimitOptions, RevokeRateLimit } from "./rate-limit.js"
-import { listen, type TlsOptions } from "./server.js"
+import { Effect, Layer, Option, type Scope } from "effect"
+import { type ClientTls, httpForwarder } from "../bind/writ-http/client.js"
+import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
+import { type RateLimitOptions, RevokeRateLimit } from "../bind/writ-http/rate-limit.js"
+import { listen, type TlsOptions } from "../bind/writ-http/server.js"
+import { didKeyFromPublicKey, publicKeyFromDidKey } from "../kernel/didkey.js"
+import { publicKeyFromSeed } from "../kernel/ed25519.js"
+import { Signer } from "../kernel/services.js"
+import * as SqliteWrit from "../store/sqlite/writ-stores.js"
+import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
+import { Application, RootPolicy } from "../writ/executor/services.js"
+import { loadHandler, readBindingsFile, readSeedFile, ServeError } from "./inputs.js"
 
-export class ServeError extends Data.TaggedError("ServeError")<{
-  readonly code: string
-  readonly message: string
-}> {}
+export { loadHandler, readBindingsFile, readSeedFile, ServeError }
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one. */
@@ -73,48 +66,6 @@ export interface RunningExecutor {
   /** Pending records resolved at start (section 9). */
   readonly resolved: number
 }
-
-const HEX = /^[0-9a-f]{64}$/
-
-/** Reads the executor's key file (as `mandate keygen` writes it). */
-export const readSeedFile = (path: string): Effect.Effect<Uint8Array, ServeError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.mapError(fs.stat(path), (e) => new ServeError({ code: "mandate/unreadable", message: `${path}: ${e.message}` }))
-    if ((info.mode & 0o077) !== 0) {
-      return yield* Effect.fail(new ServeError({ code: "mandate/key_permissions", message: `${path}: key file readable by others; chmod 600` }))
-    }
-    const text = (yield* Effect.mapError(fs.readFileString(path), (e) => new ServeError({ code: "mandate/unreadable", message: `${path}: ${e.message}` }))).trim()
-    if (!HEX.test(text)) return yield* Effect.fail(new ServeError({ code: "mandate/bad_key_file", message: `${path}: a key file holds 64 lowercase hex digits` }))
-    return new Uint8Array(Buffer.from(text, "hex"))
-  })
-
-/** Reads a bindings file: `{"<transport identity>": ["did:key:...", ...], ...}`. */
-export const readBindingsFile = (path: string): Effect.Effect<TransportBindings, ServeError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.mapError(fs.readFileString(path), (e) => new ServeError({ code: "mandate/unreadable", message: `${path}: ${e.message}` }))
-    const parsed = parseJson(text, { integersOnly: true })
-    const bindings = parsed._tag === "Right" ? parseBindings(parsed.right) : Option.none()
-    if (Option.isNone(bindings)) {
-      return yield* Effect.fail(new ServeError({ code: "mandate/bad_bindings", message: `${path}: expected an object mapping transport identities to arrays of did:key` }))
-    }
-    return bindings.value
-  })
-
-/** Imports the handler module and takes its ApplicationService (`default` or `application`). */
-export const loadHandler = (path: string): Effect.Effect<ApplicationService, ServeError> =>
-  Effect.gen(function*() {
-    const mod = yield* Effect.tryPromise({
-      try: () => import(pathToFileURL(resolve(path)).href) as Promise<Record<string, unknown>>,
-      catch: (e) => new ServeError({ code: "mandate/bad_handler", message: `${path}: ${String(e)}` })
-    })
-    const candidate = (mod.application ?? mod.default) as Partial<ApplicationService> | undefined
-    if (candidate === undefined || candidate === null || typeof candidate.perform !== "function") {
-      return yield* Effect.fail(new ServeError({ code: "mandate/bad_handler", message: `${path}: exports no ApplicationService (default or application with perform)` }))
-    }
-    return candidate as ApplicationService
-  })
 
 /** Starts the executor within the scope: stores opened, pending records resolved, listening. */
 export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecutor, ServeError, Scope.Scope | FileSystem.FileSystem> =>

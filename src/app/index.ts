@@ -1,0 +1,4 @@
+// Composition roots: where files are read, handler modules loaded and stores chosen, so that the
+// protocols, stores and transports below stay free of them (DESIGN.md).
+export * from "./inputs.js"
+export * from "./writ-serve.js"
