@@ -5,7 +5,6 @@
 // left by a crash (section 9) before it listens, so no request is answered from a state recovery
 // has not settled.
 import type { FileSystem } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, type Scope } from "effect"
 import { type ClientTls, httpForwarder } from "../bind/writ-http/client.js"
 import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
@@ -87,18 +86,14 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       transportPeerBindings(bindings),
       httpForwarder(options.forward ?? {}, options.forwardTls === undefined ? {} : { tls: options.forwardTls })
     )
-    const stores = SqliteWrit.layer(options.storeFile)
+    // The store's pragmas are its Layer's options (src/store/sqlite/client.ts).
+    const stores = SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })
     const context = yield* Layer.build(
       Layer.merge(
         executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
         RevokeRateLimit.layer(options.revokeRate ?? { burst: 60, perSecond: 10 })
       )
     ).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))
-    const sync = options.synchronous ?? "full"
-    yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`PRAGMA synchronous = ${sync === "normal" ? "NORMAL" : "FULL"}`)).pipe(
-      Effect.provide(context),
-      Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message }))
-    )
     const executor = yield* Effect.provide(Executor, context)
     // Section 9: every pending record is resolved before the first request is answered.
     const resolved = yield* executor.recover.pipe(
