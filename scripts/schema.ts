@@ -17,6 +17,7 @@ import { ConsentRequest } from "../src/yea/reason.js"
 import { DelegationPayload, RawBlock, RootPayload } from "../src/yea/grant.js"
 import { Proof } from "../src/yea/proof.js"
 import { Proposal } from "../src/yea/proposal.js"
+import * as Frame from "../src/yea/frame.js"
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySchema = Schema.Schema<any, any, never>
@@ -35,7 +36,23 @@ export const schemas: ReadonlyArray<readonly [string, AnySchema]> = [
   ["yea/caveat.schema.json", Caveat],
   ["yea/proposal.schema.json", Proposal],
   ["yea/proof.schema.json", Proof],
-  ["yea/consent-request.schema.json", ConsentRequest]
+  ["yea/consent-request.schema.json", ConsentRequest],
+  // YEA frames (SPEC §2, §4, §5, §7): one file per request verb and reply kind, and the two unions.
+  ["yea/frame-request.schema.json", Frame.RequestFrame],
+  ["yea/frame-hello.schema.json", Frame.HelloFrame],
+  ["yea/frame-ask.schema.json", Frame.AskFrame],
+  ["yea/frame-intent.schema.json", Frame.IntentFrame],
+  ["yea/frame-commit.schema.json", Frame.CommitFrame],
+  ["yea/frame-undo.schema.json", Frame.UndoFrame],
+  ["yea/frame-expand.schema.json", Frame.ExpandFrame],
+  ["yea/frame-reply.schema.json", Frame.ReplyFrame],
+  ["yea/frame-brief.schema.json", Frame.BriefFrame],
+  ["yea/frame-answer.schema.json", Frame.AnswerFrame],
+  ["yea/frame-proposals.schema.json", Frame.ProposalsFrame],
+  ["yea/frame-clarify.schema.json", Frame.ClarifyFrame],
+  ["yea/frame-receipt.schema.json", Frame.ReceiptFrame],
+  ["yea/frame-error.schema.json", Frame.ErrorFrame],
+  ["yea/frame-event.schema.json", Frame.EventFrame]
 ]
 
 /** The five signed Writ objects, by their schema identifiers. */
@@ -58,6 +75,31 @@ const openSignedObjects = <J extends object>(root: J): J => {
   return root
 }
 
+/**
+ * YEA §2.1: receivers MUST ignore unknown fields, and the frame Schemas decode that way, so every
+ * object in a frame schema is opened. A `uses` map (the object with `propertyNames`) keeps its
+ * quantities closed: §5.1 makes an extra member a malformed quantity.
+ */
+const openFrameObjects = (node: unknown): void => {
+  if (Array.isArray(node)) return node.forEach(openFrameObjects)
+  if (typeof node !== "object" || node === null) return
+  const o = node as Record<string, unknown>
+  if (o.propertyNames !== undefined) return
+  if (o.type === "object" && o.additionalProperties === false) o.additionalProperties = true
+  for (const v of Object.values(o)) openFrameObjects(v)
+}
+
+const isFrameFile = (file: string): boolean => file.startsWith("yea/frame-")
+
+/** Effect's `Int` is a safe integer; JSON Schema's `integer` is unbounded, so the bounds are written out. */
+const boundIntegers = (root: unknown): void => {
+  const int = (root as { $defs?: Record<string, Record<string, unknown>> }).$defs?.Int
+  if (int !== undefined && int.type === "integer") {
+    int.minimum = -Number.MAX_SAFE_INTEGER
+    int.maximum = Number.MAX_SAFE_INTEGER
+  }
+}
+
 /** Schemas `JSONSchema.make` cannot render yet, with the reason (reported, not written). */
 export interface Skipped {
   readonly file: string
@@ -73,7 +115,12 @@ export const render = (): { readonly files: ReadonlyArray<readonly [string, stri
   const skipped: Array<Skipped> = []
   for (const [file, s] of schemas) {
     try {
-      files.push([file, JSON.stringify(openSignedObjects(JSONSchema.make(s)), null, 2) + "\n"])
+      const json = openSignedObjects(JSONSchema.make(s))
+      if (isFrameFile(file)) {
+        openFrameObjects(json)
+        boundIntegers(json)
+      }
+      files.push([file, JSON.stringify(json, null, 2) + "\n"])
     } catch (e) {
       skipped.push({ file, reason: String(e instanceof Error ? e.message : e).split("\n").slice(0, 3).join(" ") })
     }

@@ -6,6 +6,7 @@
 // Grants         grant.ts caveat.ts authorize.ts consent.ts receipt.ts   sections 6.2 to 6.6
 // Measures       measure.ts   `uses` quantities as exact decimals (section 5.1)
 // Lens, budgets  lens/        section 9 renderings, section 8 estimate, fitting and EXPAND
+// Frames         frame.ts ndjson.ts   §2 frames, one Schema per verb and reply kind; NDJSON lines
 // Conformance    conformance.ts   `mandate yea conformance DIR`
 export * from "./reason.js"
 export * from "./canonical.js"
@@ -20,4 +21,6 @@ export * from "./consent.js"
 export * from "./receipt.js"
 export * from "./measure.js"
 export * from "./conformance.js"
+export * from "./frame.js"
+export * from "./ndjson.js"
 export * as Lens from "./lens/index.js"

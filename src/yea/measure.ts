@@ -72,7 +72,22 @@ export const isUses = (v: unknown): v is Readonly<Record<string, Quantity>> => {
 /** `uses` (§5.1): measure name → quantity. Decoding refuses any malformed name or quantity. */
 export const Uses = Schema.declare((u: unknown): u is Readonly<Record<string, Quantity>> => isUses(u), {
   identifier: "Uses",
-  description: "an object mapping measure names (§5.1) to quantities"
+  description: "an object mapping measure names (§5.1) to quantities",
+  // The published shape of the same rule (schema/yea): names by pattern, values as quantities.
+  jsonSchema: {
+    type: "object",
+    propertyNames: { type: "string", pattern: MEASURE_NAME.source },
+    additionalProperties: {
+      type: "object",
+      required: ["amount"],
+      properties: {
+        amount: { type: "integer", minimum: 0, maximum: MAX_AMOUNT },
+        scale: { type: "integer", minimum: 0, maximum: MAX_SCALE },
+        unit: { type: "string", pattern: UNIT.source }
+      },
+      additionalProperties: false
+    }
+  }
 })
 export type Uses = typeof Uses.Type
 

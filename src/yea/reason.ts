@@ -44,13 +44,19 @@ export class YeaError extends Schema.TaggedError<YeaError>()("YeaError", {
   message: Schema.String,
   path: Schema.optional(Schema.String),
   need: Schema.optional(Schema.Array(Schema.Unknown)),
-  consent: Schema.optional(ConsentRequest)
+  consent: Schema.optional(ConsentRequest),
+  /** §7 `fix`: sentences with params merge patches that should make the request succeed. */
+  fix: Schema.optional(Schema.Array(Schema.Struct({ say: Schema.String, params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))),
+  /** §7 `retry`: seconds after which a retry may succeed. */
+  retry: Schema.optional(Schema.Int)
 }) {}
 
 export interface YeaErrorExtra {
   readonly path?: string
   readonly need?: ReadonlyArray<unknown>
   readonly consent?: ConsentRequest
+  readonly fix?: ReadonlyArray<{ readonly say: string; readonly params?: Readonly<Record<string, unknown>> }>
+  readonly retry?: number
 }
 
 export const yeaError = (reason: YeaReason, message: string, extra: YeaErrorExtra = {}): YeaError =>
