@@ -1,0 +1,186 @@
+// Section 7 steps 1 to 10: from the received bytes to an accepted call (or its answer).
+//   1-2  verifier (src/writ/call.ts): a failure is an unsigned error, nothing is recorded
+//   3-6  verifier and executor policy: a failure is a signed `failed` tally, returned, not stored
+//   7-10 under the admission lock, so that they are atomic with each other and with recording a
+//        revoke; step 10's consumption and step 9's pending entry are one `Atomic` store step
+import { Deferred, Effect, Either, Option } from "effect"
+import { LimitExhausted, type LimitSpec } from "../../accounting/reservations.js"
+import type { Json, JsonObject } from "../../kernel/json.js"
+import {
+  type CheckedCall,
+  checkCall,
+  checkCallChain,
+  checkCallExpiry,
+  checkForward,
+  checkStanding,
+  isStandingOp,
+  verifyCallSignatures
+} from "../call.js"
+import type { WritError } from "../reason.js"
+import type { ObjectInput } from "../verify.js"
+import type { CheckedWrit } from "../writ.js"
+import type { CallAnswer } from "./answers.js"
+import { audit, auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
+import { type ExecutorCode, type Peer, STORE_UNAVAILABLE } from "./services.js"
+import { ascii, type AuditBase, type ExecutorEnv, nowSeconds, signWith, unsavedCovers } from "./state.js"
+import type { AcceptedCall } from "./stores.js"
+import { signPending, signRefusal } from "./tally-sign.js"
+
+/** A refusal at section 7 steps 3 to 10: signed, returned, never stored. */
+class Refusal {
+  readonly _tag = "Refusal"
+  constructor(readonly reason: ExecutorCode) {}
+}
+const refuse = (reason: ExecutorCode) => Effect.fail(new Refusal(reason))
+const refuseWith = (e: WritError) => new Refusal(e.reason)
+
+/** What step 9 found, or that the call was accepted. */
+type Found =
+  | { readonly _tag: "final"; readonly tally: JsonObject; readonly res: Option.Option<Json> }
+  | { readonly _tag: "pending"; readonly accepted: AcceptedCall }
+  | { readonly _tag: "accepted"; readonly accepted: AcceptedCall; readonly stop: Deferred.Deferred<void> }
+
+/** A call answered by steps 1 to 10 (and audited), or accepted for step 11. */
+export type Admission =
+  | { readonly _tag: "answered"; readonly answer: CallAnswer }
+  | {
+    readonly _tag: "accepted"
+    readonly accepted: AcceptedCall
+    readonly checked: CheckedCall
+    readonly chain: ReadonlyArray<CheckedWrit>
+    readonly stop: Deferred.Deferred<void>
+    /** The audit fields written with the final tally (section 9.3). */
+    readonly base: AuditBase
+  }
+
+/** Section 7 step 10: the count and total limits of the chain, counts first, in chain order. */
+export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): Array<LimitSpec> => {
+  const counts: Array<LimitSpec> = []
+  const totals: Array<LimitSpec> = []
+  for (const w of chain) {
+    const bnd = w.value.bnd
+    // A writ with several `count` bounds is limited by the smallest; its entry is incremented once.
+    const cs = Object.values(bnd).filter((b) => b.t === "count").map((b) => b.v as number)
+    if (cs.length > 0) counts.push({ key: `writ/count/${w.id}`, limit: BigInt(Math.min(...cs)), amount: 1n })
+    for (const name of Object.keys(bnd).sort(ascii)) {
+      const b = bnd[name]
+      if (b.t !== "total") continue
+      // Present and within the leaf's value: section 4 step 4 puts it on the leaf, step 8 checked it.
+      const arg = args[name]
+      totals.push({ key: `writ/total/${w.id}/${name}`, limit: BigInt(b.v as number), amount: BigInt(arg as number) })
+    }
+  }
+  return [...counts, ...totals]
+}
+
+/** Steps 1 to 10 for the call in `input`, delivered by `peer` (section 7.6). */
+export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.Effect<Admission> =>
+  Effect.gen(function*() {
+    const { state } = env
+    const sign = signWith(env)
+    const now = yield* nowSeconds
+    const peerName = peerNameOf(peer)
+    // Step 1: section 6.1 steps 1 to 5 on the call (unsigned error).
+    const checkedE = yield* checkCall(input).pipe(Effect.either)
+    if (Either.isLeft(checkedE)) {
+      yield* auditUnidentified(env, now, "call", peerName, checkedE.left.reason)
+      return { _tag: "answered", answer: { _tag: "error", reason: checkedE.left.reason } } as const
+    }
+    const checked = checkedE.right
+    const K = checked.value
+    // Step 2: every writ of the chain passes section 6.1, then the call's signature (unsigned error).
+    const writsE = yield* verifyCallSignatures(checked).pipe(Effect.either)
+    const baseAudit = {
+      time: now, kind: "call" as const, identity: checked.id, unparsed: null, principal: K.from, peer: peerName,
+      op: K.op
+    }
+    if (Either.isLeft(writsE)) {
+      yield* audit(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: writsE.left.reason, signed: null })
+      return { _tag: "answered", answer: { _tag: "error", reason: writsE.left.reason } } as const
+    }
+    const chain = writsE.right
+    const leaf = chain[chain.length - 1]
+    const standing = isStandingOp(K.op)
+    const chainIds = chain.map((w) => w.id)
+    const issuers = chain.map((w) => w.value.iss)
+    const fullAudit: AuditBase = { ...baseAudit, root: chain[0].value.iss, leaf: leaf.id }
+    const answered = (answer: CallAnswer, outcome?: string) =>
+      Effect.map(auditAnswer(env, fullAudit, answer, outcome), (answer) => ({ _tag: "answered", answer }) as const)
+
+    const admitted = yield* Effect.gen(function*() {
+      // Step 3: the rest of section 4's chain verification.
+      yield* checkCallChain(chain).pipe(Effect.mapError(refuseWith))
+      // Step 4: forward only, every writ unexpired by the executor's own clock.
+      if (!standing) yield* checkCallExpiry(chain, now).pipe(Effect.mapError(refuseWith))
+      // Step 5: root acceptance (section 7.1).
+      if (!(yield* env.roots.accepts(chain[0].value.iss))) yield* refuse("root_not_accepted")
+      // Step 6: this executor is the leaf holder.
+      if (leaf.value.hld !== env.did) yield* refuse("wrong_executor")
+      // Steps 7 to 10 (and step 11's pending record) are atomic with other calls and with
+      // recording a revoke.
+      return yield* state.admission.withPermits(1)(Effect.gen(function*() {
+        // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
+        if (!standing) {
+          const revoked = yield* env.revokes.covers(chainIds, issuers).pipe(
+            Effect.mapError(() => new Refusal(STORE_UNAVAILABLE))
+          )
+          if (revoked || unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
+        }
+        // Step 8: the peer binding first (section 7.6), failing closed; then standing.
+        if (peer._tag === "unnamed") yield* refuse("peer_mismatch")
+        if (peer._tag === "named" && !(yield* env.peers.speaksFor(peer.id, K.from))) yield* refuse("peer_mismatch")
+        if (standing) yield* checkStanding(checked, chain).pipe(Effect.mapError(refuseWith))
+        else yield* checkForward(checked, chain).pipe(Effect.mapError(refuseWith))
+        // Step 9: replay.
+        const entry = yield* env.calls.get(leaf.id, K.id).pipe(Effect.mapError(() => new Refusal(STORE_UNAVAILABLE)))
+        if (Option.isSome(entry)) {
+          const e = entry.value
+          return e.state === "final"
+            ? ({ _tag: "final", tally: e.tally, res: e.res } as Found)
+            : ({ _tag: "pending", accepted: e.accepted } as Found)
+        }
+        // Step 10 with step 9's pending entry and step 11's acc: one atomic store step. A
+        // refusal here consumes nothing and leaves no entry (the transaction rolls back).
+        const limits = standing ? [] : limitsOf(chain, K.args)
+        const reservation = limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
+        const accepted: AcceptedCall = {
+          leaf: leaf.id,
+          id: K.id,
+          call: checked.id,
+          op: K.op,
+          acc: now,
+          standing,
+          chain: chainIds,
+          issuers,
+          exp: leaf.value.exp,
+          reservation
+        }
+        yield* env.atomic.transaction(Effect.gen(function*() {
+          if (reservation !== null) yield* env.reservations.reserve({ id: reservation, limits, onFailure: "consume" })
+          yield* env.calls.insertPending(accepted)
+        })).pipe(
+          Effect.mapError((e) =>
+            e instanceof LimitExhausted
+              ? new Refusal(e.key.startsWith("writ/count/") ? "count_exhausted" : "total_exhausted")
+              : new Refusal(STORE_UNAVAILABLE)
+          )
+        )
+        const stop = yield* Deferred.make<void>()
+        state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
+        return { _tag: "accepted", accepted, stop } as Found
+      }))
+    }).pipe(Effect.either)
+
+    if (Either.isLeft(admitted)) {
+      const tally = yield* sign(signRefusal(checked.id, leaf.id, K.op, now, admitted.left.reason))
+      return yield* answered({ _tag: "tally", tally, res: Option.none() })
+    }
+    const a = admitted.right
+    if (a._tag === "final") return yield* answered({ _tag: "tally", tally: a.tally, res: a.res }, "replay")
+    if (a._tag === "pending") {
+      // The pending tally of the recorded entry, with its acc (section 7 step 9).
+      const p = a.accepted
+      return yield* answered({ _tag: "tally", tally: yield* sign(signPending(p.call, p.leaf, p.op, p.acc)), res: Option.none() })
+    }
+    return { _tag: "accepted", accepted: a.accepted, checked, chain, stop: a.stop, base: fullAudit } as const
+  })

@@ -1,0 +1,102 @@
+// Section 7 step 12: sign the final tally and persist it. The final tally, the call store, the
+// tally store, the call's audit entry and (for sys/undo) the reversal store are written in one
+// `Atomic` step; if that fails the answer is a pending tally (section 9), which is what the
+// durable record resolves to after a restart.
+import { Effect, Either, Option } from "effect"
+import type { Json, JsonObject } from "../../kernel/json.js"
+import type { CallAnswer } from "./answers.js"
+import { APPLICATION_ERROR, type Outcome } from "./services.js"
+import { type ExecutorEnv, signWith } from "./state.js"
+import type { AcceptedCall, StoreError } from "./stores.js"
+import { identity, signPending, signTally } from "./tally-sign.js"
+
+/** `used` covering the sub-tallies' (section 6, section 7.5): each name at least the sum below. */
+const coverSubs = (used: Readonly<Record<string, number>>, sub: ReadonlyArray<JsonObject>): Record<string, number> => {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(used)) if (Number.isSafeInteger(v) && v >= 0) out[k] = v
+  const sums: Record<string, number> = {}
+  for (const s of sub) {
+    const u = s.used
+    if (typeof u !== "object" || u === null || Array.isArray(u)) continue
+    for (const [k, v] of Object.entries(u as Record<string, unknown>)) {
+      if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) sums[k] = (sums[k] ?? 0) + v
+    }
+  }
+  for (const [k, v] of Object.entries(sums)) if ((out[k] ?? 0) < v) out[k] = v
+  return out
+}
+
+/** Step 12 for `accepted` with `outcome`; `reversal` is sys/undo's reversal-store write (8.1). */
+export const finish = (
+  env: ExecutorEnv,
+  accepted: AcceptedCall,
+  outcome: Outcome,
+  reversal: Effect.Effect<void, StoreError>
+): Effect.Effect<CallAnswer> =>
+  Effect.gen(function*() {
+    const { state } = env
+    const sign = signWith(env)
+    const res = outcome.res === undefined ? Option.none<Json>() : Option.some(outcome.res)
+    // Only work that delegated (in this process, or any work found after a restart) has
+    // issued writs or sub-tallies to read back (section 7.5).
+    const delegated = state.delegating.has(accepted.call) || state.recovering
+      ? yield* env.delegations.forCall(accepted.leaf, accepted.id).pipe(Effect.either)
+      : Either.right({ wrt: [] as ReadonlyArray<JsonObject>, sub: [] as ReadonlyArray<JsonObject> })
+    const { wrt, sub } = Either.isRight(delegated) ? delegated.right : { wrt: [], sub: [] }
+    const tally = yield* sign(signTally({
+      call: accepted.call,
+      writ: accepted.leaf,
+      op: accepted.op,
+      acc: accepted.acc,
+      st: outcome.st,
+      code: outcome.st === "ok" ? null : (outcome.code ?? APPLICATION_ERROR),
+      res,
+      used: coverSubs(outcome.used ?? {}, sub),
+      rev: accepted.standing || outcome.rev === undefined ? null : outcome.rev,
+      sub,
+      wrt
+    }))
+    const persisted = yield* env.atomic.transaction(Effect.gen(function*() {
+      if (Either.isLeft(delegated)) return yield* Effect.fail(delegated.left)
+      yield* env.calls.finalize(accepted.leaf, accepted.id, tally, res)
+      yield* env.tallies.put({
+        tally: identity(tally),
+        call: accepted.call,
+        acc: accepted.acc,
+        forward: !accepted.standing,
+        chain: accepted.chain,
+        issuers: accepted.issuers,
+        object: tally,
+        res
+      })
+      yield* reversal
+      // The call's audit entry goes in the same step (one commit instead of two, section 9.3).
+      const base = state.auditBases.get(accepted.call)
+      if (base !== undefined) {
+        yield* env.auditLog.append({
+          ...base,
+          outcome: String(tally.st),
+          reason: outcome.st === "ok" ? null : (outcome.code ?? APPLICATION_ERROR),
+          signed: identity(tally)
+        })
+      }
+      // The consumption stays whatever the outcome (section 7.3); settling only closes the record.
+      if (accepted.reservation !== null) {
+        const settle = outcome.st === "ok"
+          ? env.reservations.commit(accepted.reservation)
+          : env.reservations.settleFailure(accepted.reservation)
+        yield* settle.pipe(Effect.catchIf((e) => e._tag !== "StoreError", () => Effect.void))
+      }
+    })).pipe(Effect.either)
+    if (Either.isRight(persisted)) state.auditBases.delete(accepted.call)
+    if (Either.isLeft(persisted)) {
+      // Section 9: performed but not persisted; answer what the durable record will resolve to.
+      yield* Effect.logWarning(`final tally not persisted: ${persisted.left.message}`)
+      return {
+        _tag: "tally",
+        tally: yield* sign(signPending(accepted.call, accepted.leaf, accepted.op, accepted.acc)),
+        res: Option.none()
+      } as const
+    }
+    return { _tag: "tally", tally, res } as const
+  })

@@ -1,0 +1,124 @@
+// Section 9.1 (revocation) and 9.4 (acks): a valid revoke is recorded atomically with steps 7 to
+// 11 of every forward call, stops the running operations it covers, is answered with the pending
+// tallies of the calls still open and a signed ack, and is forwarded to the holders of the writs
+// this executor issued under the revoked writ, whose acks are relayed when they verify.
+import { Deferred, Effect, Either, Option } from "effect"
+import type { Json, JsonObject } from "../../kernel/json.js"
+import { ackSpec } from "../ack.js"
+import { verifyRevoke } from "../revoke.js"
+import { checkObject, checkSignature, type ObjectInput } from "../verify.js"
+import type { RevokeAnswer } from "./answers.js"
+import { audit, auditUnidentified, peerNameOf } from "./audit.js"
+import { type AckWithBody, Peer, STORE_UNAVAILABLE } from "./services.js"
+import { ascii, type ExecutorEnv, nowSeconds, signWith } from "./state.js"
+import { hashOf, identity, signAck, signPending } from "./tally-sign.js"
+
+/** Section 9.4 step 4: the body is an object whose `held` and `open` are arrays. */
+const isAckBody = (u: Json): boolean =>
+  typeof u === "object" && u !== null && !Array.isArray(u) &&
+  Array.isArray((u as JsonObject).held) && Array.isArray((u as JsonObject).open)
+
+/** Keeps each forwarded ack that passes section 9.4 steps 2 to 4 for this revoke. */
+const keepAck = (env: ExecutorEnv, revokeId: string, a: AckWithBody) =>
+  Effect.gen(function*() {
+    const checked = yield* checkObject(ackSpec, a.ack).pipe(Effect.either)
+    if (Either.isLeft(checked)) return
+    const ok = yield* checkSignature(ackSpec, checked.right, checked.right.value.iss).pipe(Effect.either)
+    if (Either.isLeft(ok)) return
+    if (checked.right.value.revoke !== revokeId) return
+    if (checked.right.value.out !== hashOf(a.res)) return
+    if (!isAckBody(a.res)) return
+    yield* env.acks.keep({ revoke: revokeId, ack: checked.right.id, object: a.ack, res: a.res }).pipe(
+      Effect.catchAll((e) => Effect.logWarning(`relayed ack not kept: ${e.message}`))
+    )
+  })
+
+export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<RevokeAnswer> =>
+  Effect.gen(function*() {
+    const { state } = env
+    const sign = signWith(env)
+    const now = yield* nowSeconds
+    const peerName = peerNameOf(peer)
+    // Section 9.1 steps 1 to 4, in order; an invalid revoke is not recorded and changes nothing.
+    const verified = yield* verifyRevoke(input).pipe(Effect.either)
+    if (Either.isLeft(verified)) {
+      yield* auditUnidentified(env, now, "revoke", peerName, verified.left.reason)
+      return { _tag: "invalid", reason: verified.left.reason } as const
+    }
+    const r = verified.right.revoke
+    const { writ, iss } = r.value
+    const rchain = verified.right.chain
+    const covers = (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
+      writ === "*" ? issuers.includes(iss) : chain.includes(writ)
+    const baseAudit = {
+      time: now, kind: "revoke" as const, identity: r.id, unparsed: null, principal: iss, peer: peerName,
+      root: rchain.length > 0 ? rchain[0].value.iss : null, leaf: writ, op: null
+    }
+
+    // Recording the revoke is atomic with steps 7 to 11 of every forward call (section 7).
+    const recorded = yield* state.admission.withPermits(1)(Effect.gen(function*() {
+      const stored = yield* env.atomic.transaction(Effect.gen(function*() {
+        yield* env.revokes.record({
+          revoke: r.id,
+          writ,
+          iss,
+          exp: rchain.length > 0 ? rchain[rchain.length - 1].value.exp : null,
+          rcv: now
+        })
+        // The ack's body, computed at the moment of recording (section 9.4).
+        const held = writ === "*" ? yield* env.tallies.underIssuer(iss) : yield* env.tallies.underWrit(writ)
+        const pending = yield* env.calls.pending
+        return { held, pending }
+      })).pipe(Effect.either)
+      const toStop = [...state.running.entries()].filter(([, run]) => run.forward && covers(run.chain, run.issuers))
+      if (Either.isLeft(stored)) {
+        // Section 9: not persisted, so answered as an error, but honored for as long as we run.
+        state.unsaved.push({ writ, iss })
+        for (const [, run] of toStop) yield* Deferred.succeed(run.stop, undefined)
+        return Either.left(stored.left)
+      }
+      const open = stored.right.pending
+        .filter((p) => !p.standing && covers(p.chain, p.issuers))
+        .sort((x, y) => ascii(x.call, y.call))
+      const held = [...stored.right.held]
+        .sort((x, y) => ascii(x.call, y.call) || ascii(x.tally, y.tally))
+        .map((h) => ({ call: h.call, tally: h.tally }))
+      const body: JsonObject = { held, open: open.map((p) => p.call) }
+      const ack = yield* sign(signAck(r.id, env.did, now, body))
+      // Tell every forward operation under the revoked writ to stop (section 9.1).
+      for (const [, run] of toStop) yield* Deferred.succeed(run.stop, undefined)
+      return Either.right({ open, ack, body })
+    }))
+
+    if (Either.isLeft(recorded)) {
+      yield* Effect.logWarning(`revoke not persisted: ${recorded.left.message}`)
+      yield* audit(env, { ...baseAudit, outcome: "unsaved", reason: STORE_UNAVAILABLE, signed: null })
+      return { _tag: "unsaved", code: STORE_UNAVAILABLE } as const
+    }
+    const { open, ack, body } = recorded.right
+    // Every call still open is answered with a pending tally; its final tally follows when the
+    // operation returns.
+    const answered = yield* Effect.forEach(open, (p) => sign(signPending(p.call, p.leaf, p.op, p.acc)))
+
+    // Forward to the holders of the writs this executor issued under the revoked writ, and relay
+    // the acks that verify (section 9.1, 9.4).
+    const issued = yield* env.delegations.issuedUnder(writ, iss).pipe(Effect.orElseSucceed(() => []))
+    const holders = [...new Set(issued.map((w) => w.hld))].filter((h) => h !== "")
+    yield* Effect.forEach(holders, (holder) =>
+      Effect.gen(function*() {
+        const got = yield* env.forwarder.forward(r.json, holder)
+        if (Option.isNone(got)) return
+        yield* keepAck(env, r.id, { ack: got.value.ack, res: got.value.res })
+        for (const f of got.value.fwd) yield* keepAck(env, r.id, f)
+      }), { discard: true, concurrency: "unbounded" })
+    const kept = yield* env.acks.forRevoke(r.id).pipe(Effect.orElseSucceed(() => []))
+
+    yield* audit(env, { ...baseAudit, outcome: "recorded", reason: null, signed: identity(ack) })
+    return {
+      _tag: "recorded",
+      tallies: answered,
+      ack,
+      res: body,
+      fwd: kept.map((k) => ({ ack: k.object, res: k.res }))
+    } as const
+  })

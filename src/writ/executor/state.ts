@@ -1,0 +1,132 @@
+// The executor's state and the services it runs over. The durable state is in the stores (section
+// 9); what is here lives only as long as the process, and a restart loses exactly this, as section
+// 14.1 says: the admission lock, the stop signals of running operations, the reversals running
+// now, revokes that could not be persisted (still honored while the process runs, section 9), the
+// calls that delegated, and the audit fields of accepted calls waiting for their final tally.
+import { Clock, Context, Deferred, Effect } from "effect"
+import { Atomic, Reservations } from "../../accounting/reservations.js"
+import { didKeyFromPublicKey } from "../../kernel/didkey.js"
+import { Signer } from "../../kernel/services.js"
+import { Application, Forwarder, PeerBindings, RootPolicy } from "./services.js"
+import {
+  AckStore,
+  AuditLog,
+  type AuditEntry,
+  CallStore,
+  DelegationStore,
+  ReversalStore,
+  RevokeStore,
+  TallyStore
+} from "./stores.js"
+
+export type ExecutorRequirements =
+  | Signer
+  | Application
+  | RootPolicy
+  | PeerBindings
+  | Forwarder
+  | Reservations
+  | Atomic
+  | CallStore
+  | TallyStore
+  | RevokeStore
+  | ReversalStore
+  | DelegationStore
+  | AckStore
+  | AuditLog
+
+/** An accepted forward or standing operation, running now (section 7 step 11). */
+export interface Running {
+  readonly forward: boolean
+  readonly chain: ReadonlyArray<string>
+  readonly issuers: ReadonlyArray<string>
+  /** Raised by a revoke that covers the operation's chain (section 9.1). */
+  readonly stop: Deferred.Deferred<void>
+}
+
+/** The audit fields of an accepted call, written with its final tally (section 9.3). */
+export type AuditBase = Omit<AuditEntry, "outcome" | "reason" | "signed">
+
+export interface ExecutorState {
+  /** Steps 7 to 10 of forward and standing calls, and recording a revoke, run one at a time. */
+  readonly admission: Effect.Semaphore
+  /** Running operations by call identity. */
+  readonly running: Map<string, Running>
+  /** Reversals running in this process, by target tally: one at a time per tally (section 8.1). */
+  readonly reversing: Map<string, Deferred.Deferred<boolean>>
+  /** Revokes that could not be persisted, honored for as long as the process runs (section 9). */
+  readonly unsaved: Array<{ readonly writ: string; readonly iss: string }>
+  /** Calls whose operation recorded an issued writ or a sub-tally in this process. */
+  readonly delegating: Set<string>
+  /** Set while recovery after restart runs: every finished call reads its delegations back. */
+  recovering: boolean
+  /** Audit fields of accepted calls, written with their final tally (section 9.3). */
+  readonly auditBases: Map<string, AuditBase>
+}
+
+/** Everything the executor's steps read: its services, its own key and its state. */
+export interface ExecutorEnv {
+  /** The executor's own key (the leaf `hld` it acts as, section 7 step 6). */
+  readonly did: string
+  readonly signer: Context.Tag.Service<Signer>
+  readonly app: Context.Tag.Service<Application>
+  readonly roots: Context.Tag.Service<RootPolicy>
+  readonly peers: Context.Tag.Service<PeerBindings>
+  readonly forwarder: Context.Tag.Service<Forwarder>
+  readonly reservations: Context.Tag.Service<Reservations>
+  readonly atomic: Context.Tag.Service<Atomic>
+  readonly calls: Context.Tag.Service<CallStore>
+  readonly tallies: Context.Tag.Service<TallyStore>
+  readonly revokes: Context.Tag.Service<RevokeStore>
+  readonly reversals: Context.Tag.Service<ReversalStore>
+  readonly delegations: Context.Tag.Service<DelegationStore>
+  readonly acks: Context.Tag.Service<AckStore>
+  readonly auditLog: Context.Tag.Service<AuditLog>
+  readonly state: ExecutorState
+}
+
+/** The services in context and a fresh state. */
+export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements> = Effect.gen(function*() {
+  const context = yield* Effect.context<ExecutorRequirements>()
+  const signer = Context.get(context, Signer)
+  return {
+    did: didKeyFromPublicKey(signer.publicKey),
+    signer,
+    app: Context.get(context, Application),
+    roots: Context.get(context, RootPolicy),
+    peers: Context.get(context, PeerBindings),
+    forwarder: Context.get(context, Forwarder),
+    reservations: Context.get(context, Reservations),
+    atomic: Context.get(context, Atomic),
+    calls: Context.get(context, CallStore),
+    tallies: Context.get(context, TallyStore),
+    revokes: Context.get(context, RevokeStore),
+    reversals: Context.get(context, ReversalStore),
+    delegations: Context.get(context, DelegationStore),
+    acks: Context.get(context, AckStore),
+    auditLog: Context.get(context, AuditLog),
+    state: {
+      admission: yield* Effect.makeSemaphore(1),
+      running: new Map(),
+      reversing: new Map(),
+      unsaved: [],
+      delegating: new Set(),
+      recovering: false,
+      auditBases: new Map()
+    }
+  }
+})
+
+/** Signs with the executor's own key. */
+export const signWith = (env: ExecutorEnv) => <A>(self: Effect.Effect<A, never, Signer>): Effect.Effect<A> =>
+  Effect.provideService(self, Signer, env.signer)
+
+/** Section 9: a revoke that could not be persisted is still honored while the process runs. */
+export const unsavedCovers = (env: ExecutorEnv, chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
+  env.state.unsaved.some((r) => (r.writ === "*" ? issuers.includes(r.iss) : chain.includes(r.writ)))
+
+/** The executor's clock in whole Unix seconds. */
+export const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+/** Comparison of strings as ASCII bytes (section 8.2, 9.4 orders). */
+export const ascii = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
