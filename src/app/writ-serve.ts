@@ -9,7 +9,7 @@ import { Effect, Layer, Option, type Scope } from "effect"
 import { type ClientTls, httpForwarder } from "../bind/writ-http/client.js"
 import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
 import { type RateLimitOptions, RevokeRateLimit } from "../bind/writ-http/rate-limit.js"
-import { listen, type TlsOptions } from "../bind/writ-http/server.js"
+import { type ListenerLimits, listen, type TlsOptions } from "../bind/writ-http/server.js"
 import { didKeyFromPublicKey, publicKeyFromDidKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
@@ -50,6 +50,8 @@ export interface ServeOptions {
    * "MUST survive restart" holds for a process restart under both.
    */
   readonly synchronous?: "full" | "normal"
+  /** Header, body and idle timeouts and the connection cap of the listener (section 12). */
+  readonly limits?: ListenerLimits
   /** Endpoint path. Default "/writ". */
   readonly path?: string
   /** Appendix B `act`. */
@@ -103,6 +105,7 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       port: options.port,
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
       path: options.path ?? "/writ",
       bindings,
       wellKnown: { endpoint: options.publicUrl ?? "", act: options.act ?? [] }

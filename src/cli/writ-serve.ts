@@ -11,6 +11,7 @@ import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { encodeCanonical } from "../kernel/canonical.js"
 import { serveExecutor, ServeError, type ServeOptions } from "../app/writ-serve.js"
+import { DEFAULT_LIMITS } from "../bind/writ-http/server.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
@@ -30,6 +31,22 @@ const synchronous = Options.choice("synchronous", ["full", "normal"]).pipe(
   Options.withDefault("full" as const),
   Options.withDescription("SQLite synchronous: full (every commit synced; survives power loss) or normal (synced at checkpoints; survives a killed process)")
 )
+const headerTimeout = Options.integer("header-timeout-ms").pipe(
+  Options.withDefault(DEFAULT_LIMITS.headersTimeoutMs),
+  Options.withDescription("Milliseconds a connection has to send a request's headers (also closes a connection that sends nothing)")
+)
+const bodyTimeout = Options.integer("body-timeout-ms").pipe(
+  Options.withDefault(DEFAULT_LIMITS.bodyTimeoutMs),
+  Options.withDescription("Milliseconds more for the body: a request must be whole within header + body timeouts")
+)
+const idleTimeout = Options.integer("idle-timeout-ms").pipe(
+  Options.withDefault(DEFAULT_LIMITS.idleTimeoutMs),
+  Options.withDescription("Milliseconds a kept-alive connection may sit idle between requests")
+)
+const maxConnections = Options.integer("max-connections").pipe(
+  Options.withDefault(DEFAULT_LIMITS.maxConnections),
+  Options.withDescription("Connections open at once; more are closed at accept")
+)
 const revokeBurst = Options.integer("revoke-burst").pipe(Options.withDefault(60), Options.withDescription("Revokes a peer may send at once (section 12)"))
 const revokeRate = Options.integer("revoke-rate").pipe(Options.withDefault(10), Options.withDescription("Revokes per second a peer regains"))
 
@@ -41,7 +58,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, revokeBurst, revokeRate },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -49,6 +66,9 @@ export const writServeCommand = Command.make(
       const ca = yield* readPem(o.clientCa)
       if ((cert === undefined) !== (tkey === undefined)) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--tls-cert and --tls-key go together" }))
+      }
+      for (const [flag, v] of [["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections]] as const) {
+        if (v < 1) return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: `--${flag} must be at least 1` }))
       }
       if (ca !== undefined && cert === undefined) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--client-ca needs --tls-cert and --tls-key" }))
@@ -68,7 +88,8 @@ export const writServeCommand = Command.make(
         act: o.act,
         ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
         revokeRate: { burst: o.revokeBurst, perSecond: o.revokeRate },
-        synchronous: o.synchronous
+        synchronous: o.synchronous,
+        limits: { headersTimeoutMs: o.headerTimeout, bodyTimeoutMs: o.bodyTimeout, idleTimeoutMs: o.idleTimeout, maxConnections: o.maxConnections }
       }
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
     }).pipe(

@@ -17,7 +17,7 @@ import {
 import { RevokeStore, StoreError } from "../../src/writ/executor/stores.js"
 import { transportPeerBindings, type TransportBindings } from "../../src/bind/writ-http/peer.js"
 import { type RateLimitOptions, RevokeRateLimit } from "../../src/bind/writ-http/rate-limit.js"
-import { listen, type TlsOptions } from "../../src/bind/writ-http/server.js"
+import { type ListenerLimits, listen, type TlsOptions } from "../../src/bind/writ-http/server.js"
 import type { Key } from "./support.js"
 
 /** A clock the test moves, in milliseconds. */
@@ -43,6 +43,7 @@ export interface InProcOptions {
   readonly rate?: RateLimitOptions
   readonly rateClock?: Clock.Clock
   readonly maxBodyBytes?: number
+  readonly limits?: ListenerLimits
   readonly act?: ReadonlyArray<string>
   /** Every revoke write fails (section 9: answered 503). */
   readonly failRevokeWrites?: boolean
@@ -55,40 +56,46 @@ export interface InProc {
   readonly close: () => Promise<void>
 }
 
-export const serveInProcess = async (o: InProcOptions): Promise<InProc> => {
-  const scope = Effect.runSync(Scope.make())
-  const stores = o.failRevokeWrites === true
-    ? Layer.effectContext(Effect.map(Effect.context<Layer.Layer.Success<typeof MemoryWrit.layer>>(), (ctx) =>
-      Context.add(ctx, RevokeStore, {
-        ...Context.get(ctx, RevokeStore),
-        record: () => Effect.fail(new StoreError({ operation: "test.revokeStore.record", message: "disk full" }))
-      }))).pipe(Layer.provide(MemoryWrit.layer))
-    : MemoryWrit.layer
-  const services = Layer.mergeAll(
-    Signer.fromSeed(o.executorKey.seed),
-    Layer.succeed(Application, o.app),
-    RootPolicy.list(o.roots.map((r) => r.did)),
-    transportPeerBindings(o.bindings ?? {}),
-    Layer.succeed(Forwarder, o.forwarder ?? { forward: () => Effect.succeed(Option.none()) })
-  )
-  const limiter = o.rate === undefined
-    ? RevokeRateLimit.unlimited
-    : Layer.effect(
-      RevokeRateLimit,
-      o.rateClock === undefined ? RevokeRateLimit.make(o.rate) : Effect.withClock(RevokeRateLimit.make(o.rate), o.rateClock)
+/** The executor and its listener, in the current scope: closing the scope stops both. */
+export const serveScoped = (o: InProcOptions): Effect.Effect<Omit<InProc, "close">, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const stores = o.failRevokeWrites === true
+      ? Layer.effectContext(Effect.map(Effect.context<Layer.Layer.Success<typeof MemoryWrit.layer>>(), (ctx) =>
+        Context.add(ctx, RevokeStore, {
+          ...Context.get(ctx, RevokeStore),
+          record: () => Effect.fail(new StoreError({ operation: "test.revokeStore.record", message: "disk full" }))
+        }))).pipe(Layer.provide(MemoryWrit.layer))
+      : MemoryWrit.layer
+    const services = Layer.mergeAll(
+      Signer.fromSeed(o.executorKey.seed),
+      Layer.succeed(Application, o.app),
+      RootPolicy.list(o.roots.map((r) => r.did)),
+      transportPeerBindings(o.bindings ?? {}),
+      Layer.succeed(Forwarder, o.forwarder ?? { forward: () => Effect.succeed(Option.none()) })
     )
-  const layer = Layer.merge(executorLayer.pipe(Layer.provide(Layer.merge(services, stores))), limiter)
-  // The layer is built in the server's scope, so its resources live until `close`.
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  const bound = await Effect.runPromise(
-    listen({
+    const limiter = o.rate === undefined
+      ? RevokeRateLimit.unlimited
+      : Layer.effect(
+        RevokeRateLimit,
+        o.rateClock === undefined ? RevokeRateLimit.make(o.rate) : Effect.withClock(RevokeRateLimit.make(o.rate), o.rateClock)
+      )
+    const layer = Layer.merge(executorLayer.pipe(Layer.provide(Layer.merge(services, stores))), limiter)
+    // Built in this scope, so the executor's resources live as long as the listener.
+    const context = yield* Layer.build(layer)
+    return yield* listen({
       port: 0,
       ...(o.tls === undefined ? {} : { tls: o.tls }),
       ...(o.bindings === undefined ? {} : { bindings: o.bindings }),
       ...(o.maxBodyBytes === undefined ? {} : { maxBodyBytes: o.maxBodyBytes }),
+      ...(o.limits === undefined ? {} : { limits: o.limits }),
       wellKnown: { endpoint: "", act: o.act ?? [] }
-    }).pipe(Effect.provide(context), Scope.extend(scope))
-  )
+    }).pipe(Effect.provide(context), Effect.orDie)
+  })
+
+/** serveScoped on a scope of its own, closed by `close` (for suites that share one server). */
+export const serveInProcess = async (o: InProcOptions): Promise<InProc> => {
+  const scope = Effect.runSync(Scope.make())
+  const bound = await Effect.runPromise(Scope.extend(serveScoped(o), scope))
   return { ...bound, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 

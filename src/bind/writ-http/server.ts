@@ -222,23 +222,71 @@ export interface TlsOptions {
   readonly allowAnonymous?: boolean
 }
 
+/**
+ * What one peer can hold of the listener (section 12, Denial of service): time to send a request's
+ * headers and body, time to sit idle, and connections open at once. Node's own HTTP server
+ * enforces each one (it answers 408 and closes a connection whose headers or body are late, and
+ * closes connections past the cap at accept, before reading a byte).
+ */
+export interface ListenerLimits {
+  /** From a connection's start (or its previous answer) to a request's complete headers, in ms; an
+   * idle connection that never sends a request is closed by it too. Default 10000. */
+  readonly headersTimeoutMs?: number
+  /** Time for a request's body, in ms, after the headers' allowance: a request must be whole
+   * within `headersTimeoutMs + bodyTimeoutMs` of its start. Default 20000. */
+  readonly bodyTimeoutMs?: number
+  /** A kept-alive connection idle between requests is closed after this, in ms. Default 5000. */
+  readonly idleTimeoutMs?: number
+  /** Connections open at once; more are closed at accept, unread. Default 512. */
+  readonly maxConnections?: number
+}
+
+export const DEFAULT_LIMITS: Required<ListenerLimits> = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 20_000,
+  idleTimeoutMs: 5_000,
+  maxConnections: 512
+}
+
 export interface ListenOptions extends WritHttpOptions {
   readonly port: number
   readonly host?: string
   readonly tls?: TlsOptions
+  readonly limits?: ListenerLimits
+}
+
+/** The Node server options that apply `limits`. */
+const limitOptions = (limits: ListenerLimits = {}) => {
+  const l = { ...DEFAULT_LIMITS, ...limits }
+  const headersTimeout = Math.max(1, Math.floor(l.headersTimeoutMs))
+  return {
+    headersTimeout,
+    // Node times the whole request (headers and body) from its start.
+    requestTimeout: headersTimeout + Math.max(1, Math.floor(l.bodyTimeoutMs)),
+    keepAliveTimeout: Math.max(1, Math.floor(l.idleTimeoutMs)),
+    // How often Node looks for late requests (its default, 30 s, would let a timeout run late).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)))
+  }
 }
 
 /** The Node server for `options`: plain HTTP, HTTPS, or HTTPS with client certificates. */
 export const nodeServer = (options: ListenOptions): Http.Server => {
   const tls = options.tls
-  if (tls === undefined) return Http.createServer({ keepAliveTimeout: 5000 })
-  return Https.createServer({
-    key: tls.key,
-    cert: tls.cert,
-    ...(tls.clientCa === undefined
-      ? {}
-      : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: tls.allowAnonymous !== true })
-  })
+  const limits = limitOptions(options.limits)
+  const server = tls === undefined
+    ? Http.createServer(limits)
+    : Https.createServer({
+      ...limits,
+      // A TLS handshake that stalls holds a connection like late headers do.
+      handshakeTimeout: limits.headersTimeout,
+      key: tls.key,
+      cert: tls.cert,
+      ...(tls.clientCa === undefined
+        ? {}
+        : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: tls.allowAnonymous !== true })
+    })
+  server.maxConnections = Math.max(1, Math.floor(options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections))
+  return server
 }
 
 /** Serves the binding within the scope; returns the bound port and base URL. */
