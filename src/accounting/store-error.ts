@@ -8,18 +8,24 @@ import { Schema } from "effect"
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   /** The store operation that failed, e.g. "reservations.reserve" or "writ.callStore.put". */
   operation: Schema.String,
+  /** Where the store lives: its file, or its server without credentials (named in startup errors). */
+  store: Schema.optional(Schema.String),
   /** Human-readable detail (the driver's message); never parsed by callers. */
   message: Schema.String,
   /** The underlying driver error, when there is one. */
   cause: Schema.optional(Schema.Unknown)
 }) {}
 
-/** Wraps any unknown failure as a StoreError for `operation`. */
-export const storeError = (operation: string) => (cause: unknown): StoreError =>
-  new StoreError({ operation, message: describe(cause), cause })
+/** Wraps any unknown failure as a StoreError for `operation` (of the store at `store`, when known). */
+export const storeError = (operation: string, store?: string) => (cause: unknown): StoreError =>
+  cause instanceof StoreError
+    ? cause
+    : store === undefined
+    ? new StoreError({ operation, message: describeCause(cause), cause })
+    : new StoreError({ operation, store, message: describeCause(cause), cause })
 
 /** The message of an error and of the errors it wraps (drivers nest the useful one). */
-const describe = (cause: unknown): string => {
+export const describeCause = (cause: unknown): string => {
   const parts: Array<string> = []
   let c: unknown = cause
   for (let i = 0; i < 4 && c !== undefined && c !== null; i++) {

@@ -6,17 +6,18 @@ import { Effect, Layer } from "effect"
 import { ReservationStore } from "../../src/accounting/backend.js"
 import type { Atomic, Reservations } from "../../src/accounting/reservations.js"
 import type { StoreError } from "../../src/accounting/store-error.js"
-import type { Migration } from "../../src/store/sql/migrations.js"
+import type { StoreMigrations } from "../../src/store/sql/migrations.js"
 import type { Harness } from "./suite.js"
 
-const callerRows: ReadonlyArray<Migration> = [
-  { name: "test/caller_rows", statements: ["CREATE TABLE caller_rows (name TEXT PRIMARY KEY)"] }
-]
+const callerRows: StoreMigrations = {
+  table: "mandate_migrations_test_caller",
+  migrations: { "1_caller_rows": ["CREATE TABLE caller_rows (name TEXT PRIMARY KEY)"] }
+}
 
 /** `reservations` and the caller's table, both on the database `client` opens. */
-export const withCallerTable = <RS, RC>(
-  reservations: Layer.Layer<RS, StoreError, SqlClient.SqlClient>,
-  migrate: (migrations: ReadonlyArray<Migration>) => Effect.Effect<void, StoreError, SqlClient.SqlClient>,
+export const withCallerTable = <RS, RC, R extends RC>(
+  reservations: Layer.Layer<RS, StoreError, R>,
+  migrate: (migrations: StoreMigrations) => Effect.Effect<void, StoreError, R>,
   client: Layer.Layer<RC, StoreError>
 ) => Layer.mergeAll(reservations, Layer.effectDiscard(migrate(callerRows))).pipe(Layer.provideMerge(client))
 

@@ -4,9 +4,14 @@
 // behave as savepoints. Every memory store (Reservations, and the executor's memory stores) must make
 // its reads and writes inside `transaction` and register undos with `onRollback`, so that no
 // reader sees another step's uncommitted writes.
-import { Context, Effect, FiberRef, Layer, Option } from "effect"
+//
+// Fault injection: `failCommits(n)` makes the next n outermost steps fail at their commit, as a SQL
+// store's COMMIT fails on a full disk: the step's writes are undone and the step fails with the
+// StoreError a SQL store gives ("memory.commit"), so tests of the protocols' write-failure rules
+// (Writ section 9) can run on the memory store too.
+import { Context, Effect, Exit, FiberRef, Layer, Option } from "effect"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
-import type { StoreError } from "../../accounting/store-error.js"
+import { StoreError } from "../../accounting/store-error.js"
 
 interface Journal {
   readonly undos: Array<() => void>
@@ -18,6 +23,8 @@ export interface MemoryJournalService {
   readonly onRollback: (undo: () => void) => Effect.Effect<void>
   /** Runs a synchronous mutation together with its undo, as one journaled write. */
   readonly write: (apply: () => void, undo: () => void) => Effect.Effect<void>
+  /** Fault injection: the next `n` outermost steps that succeed fail at commit instead (0 clears). */
+  readonly failCommits: (n: number) => Effect.Effect<void>
 }
 
 export class MemoryJournal extends Context.Tag("mandate/store/MemoryJournal")<MemoryJournal, MemoryJournalService>() {}
@@ -25,6 +32,7 @@ export class MemoryJournal extends Context.Tag("mandate/store/MemoryJournal")<Me
 export const makeMemoryJournal: Effect.Effect<MemoryJournalService> = Effect.gen(function*() {
   const lock = yield* Effect.makeSemaphore(1)
   const current = FiberRef.unsafeMake<Option.Option<Journal>>(Option.none())
+  let commitFaults = 0
 
   const rollbackTo = (journal: Journal, mark: number) =>
     Effect.sync(() => {
@@ -40,9 +48,20 @@ export const makeMemoryJournal: Effect.Effect<MemoryJournalService> = Effect.gen
         return Effect.onExit(self, (exit) => (exit._tag === "Failure" ? rollbackTo(journal, mark) : Effect.void))
       }
       const journal: Journal = { undos: [] }
+      const commit: Effect.Effect<void, StoreError> = Effect.suspend(() => {
+        if (commitFaults === 0) return Effect.void
+        commitFaults--
+        return Effect.zipRight(
+          rollbackTo(journal, 0),
+          Effect.fail(new StoreError({ operation: "memory.commit", store: "memory", message: "injected commit failure" }))
+        )
+      })
       return lock.withPermits(1)(
         Effect.locally(
-          Effect.onExit(self, (exit) => (exit._tag === "Failure" ? rollbackTo(journal, 0) : Effect.void)),
+          Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(Effect.exit(restore(self)), (exit): Effect.Effect<A, E | StoreError> =>
+              Exit.isSuccess(exit) ? Effect.as(commit, exit.value) : Effect.zipRight(rollbackTo(journal, 0), exit))
+          ),
           current,
           Option.some(journal)
         )
@@ -57,7 +76,9 @@ export const makeMemoryJournal: Effect.Effect<MemoryJournalService> = Effect.gen
   const write = (apply: () => void, undo: () => void) =>
     Effect.flatMap(Effect.sync(apply), () => onRollback(undo))
 
-  return { transaction, onRollback, write }
+  const failCommits = (n: number) => Effect.sync(() => void (commitFaults = Math.max(0, Math.floor(n))))
+
+  return { transaction, onRollback, write, failCommits }
 })
 
 /** MemoryJournal and the Atomic service built on it (one per Layer instance: one "database"). */

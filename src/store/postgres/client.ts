@@ -6,15 +6,16 @@
 // locks taken inside the transaction (row locks with FOR UPDATE / upsert, transaction-scoped
 // advisory locks), not from SERIALIZABLE: a waiter then sees the winner's committed row and decides
 // again, instead of failing with a serialization error that would need a retry of the caller's work.
+// Commit and rollback failures (the server gone mid-step) are StoreErrors (src/store/sql/transaction.ts).
 import { SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
 import { StoreError, storeError } from "../../accounting/store-error.js"
-import { type Migration, runMigrations } from "../sql/migrations.js"
+import { runMigrations, type StoreMigrations } from "../sql/migrations.js"
+import { makeTransaction as makeSqlTransaction } from "../sql/transaction.js"
 
-export type { Migration } from "../sql/migrations.js"
+export type { StoreMigrations } from "../sql/migrations.js"
 
 export const defaultUrl = "postgres://postgres@127.0.0.1:5432/test"
 
@@ -29,20 +30,37 @@ export interface PgStoreOptions {
 
 const validSchema = /^[a-z_][a-z0-9_]{0,62}$/
 
-/** The PostgreSQL transaction boundary for the SqlClient in context. */
-export const makeTransaction = (sql: SqlClient.SqlClient): AtomicService["transaction"] =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
-    sql.withTransaction(self).pipe(
-      Effect.mapError((e) => (e instanceof SqlError ? storeError("postgres.transaction")(e) : e))
-    )
+/** The server and database of `url` (and the schema), without credentials: how errors name the store. */
+export const locationOf = (url: string, schema?: string): string => {
+  let where: string
+  try {
+    const u = new URL(url)
+    where = `${u.protocol}//${u.host}${u.pathname}`
+  } catch {
+    where = "postgres (unparsable URL)"
+  }
+  return schema === undefined ? where : `${where} schema ${schema}`
+}
+
+/** The store's location in context, as every StoreError of the store names it. */
+export class PgLocation extends Context.Tag("mandate/store/PgLocation")<PgLocation, string>() {}
+
+/**
+ * The PostgreSQL transaction boundary for the SqlClient in context. Any failed statement aborts a
+ * PostgreSQL transaction, so every failure inside a step (not undone by a savepoint) costs the step.
+ */
+export const makeTransaction = (sql: SqlClient.SqlClient, location: string): AtomicService["transaction"] =>
+  makeSqlTransaction(sql, { store: "postgres", location, begin: "BEGIN", abandons: () => true })
 
 /** Context: PgClient, SqlClient and Atomic for one pool. */
 export const layer = (
   options: PgStoreOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | Atomic, StoreError> => {
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | Atomic | PgLocation, StoreError> => {
   const schema = options.schema
+  const location = locationOf(options.url ?? defaultUrl, schema)
+  const opened = storeError("postgres.open", location)
   if (schema !== undefined && !validSchema.test(schema)) {
-    return Layer.fail(new StoreError({ operation: "postgres.open", message: `invalid schema name ${schema}` }))
+    return Layer.fail(new StoreError({ operation: "postgres.open", store: location, message: `invalid schema name ${schema}` }))
   }
   let url = options.url ?? defaultUrl
   if (schema !== undefined) {
@@ -50,34 +68,45 @@ export const layer = (
   }
   const init = Layer.effectContext(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const transaction = makeTransaction(sql, location)
     if (schema !== undefined) {
       // Concurrent creators of one schema would race on its catalog row; serialize them.
-      yield* sql.withTransaction(Effect.zipRight(
+      yield* transaction(Effect.zipRight(
         sql`SELECT pg_advisory_xact_lock(hashtextextended('mandate/schema', 0))`,
         sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
       ))
     }
-    return Context.make(Atomic, { transaction: makeTransaction(sql) })
-  }).pipe(Effect.mapError(storeError("postgres.open"))))
+    return Context.make(Atomic, { transaction }).pipe(Context.add(PgLocation, location))
+  }).pipe(Effect.mapError(opened)))
   return init.pipe(
     Layer.provideMerge(PgClient.layer({
       url: Redacted.make(url),
       maxConnections: options.maxConnections ?? 10,
       connectTimeout: Duration.millis(options.connectTimeoutMs ?? 5_000)
     })),
-    Layer.mapError((e) => (e instanceof StoreError ? e : storeError("postgres.open")(e)))
+    Layer.mapError(opened)
   )
 }
 
-/** Applies `migrations` (named, once each); concurrent migrators wait on one advisory lock. */
-export const migrate = (
-  migrations: ReadonlyArray<Migration>
-): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    runMigrations(
-      makeTransaction(sql),
-      migrations,
-      "SELECT pg_advisory_xact_lock(hashtextextended('mandate/migrations', 0))"
-    ))
+/**
+ * Applies the migrations of one store module. Concurrent migrators wait on one advisory lock, under
+ * which the Migrator's table is created (see src/store/sql/migrations.ts).
+ */
+export const migrate = (set: StoreMigrations): Effect.Effect<void, StoreError, SqlClient.SqlClient | PgLocation> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const location = yield* PgLocation
+    yield* runMigrations(set, {
+      transaction: makeTransaction(sql, location),
+      store: "postgres",
+      location,
+      prepare: (table) => [
+        "SELECT pg_advisory_xact_lock(hashtextextended('mandate/migrations', 0))",
+        // The Migrator's own table, as it would create it.
+        `CREATE TABLE IF NOT EXISTS ${table} (
+          migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null)`
+      ]
+    })
+  })
 
 export const PgStore = { layer, migrate, makeTransaction, defaultUrl } as const

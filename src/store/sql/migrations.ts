@@ -1,40 +1,71 @@
-// Named migrations shared by the SQL stores. A migration is a list of statements applied once per
-// database, recorded by name in `mandate_migrations`; names are global, so each store prefixes its
-// own (e.g. "accounting/001_reservations", "writ/001_call_store"). Independent sets of migrations
-// (one per store module) can be run in any order and any number of times.
+// Migrations of the SQL stores, run by @effect/sql's Migrator with one table per store module
+// (`mandate_migrations_accounting`, `mandate_migrations_writ`, ...), so each module numbers its own
+// migrations and modules can be opened in any order, any number of times.
+//
+// What the Migrator alone does not give the stores, and is added here:
+// - one atomic step: the Migrator runs inside the store's own transaction boundary (its own
+//   `withTransaction` joins it as a savepoint), so SQLite holds the file's write lock from the start
+//   (BEGIN IMMEDIATE) and two processes opening one new file migrate one after the other; on
+//   PostgreSQL a transaction-scoped advisory lock does the same and the Migrator's table is created
+//   under it (the Migrator probes it with a statement that, failing, would abort the transaction);
+// - typed failures: the Migrator reports a failed migration (and a failed savepoint rollback) as a
+//   defect; on the store's startup path both are the store's failure, a StoreError naming the store.
+//
+// Stores written before the Migrator (their migrations recorded by name in `mandate_migrations`)
+// migrate forward: every first migration creates its tables with IF NOT EXISTS, and the tables it
+// finds are exactly the ones the earlier code created under the same names.
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Migrator from "@effect/sql/Migrator"
+import { Cause, Effect, Record } from "effect"
 import type { AtomicService } from "../../accounting/reservations.js"
-import { type StoreError, storeError } from "../../accounting/store-error.js"
+import { describeCause, StoreError } from "../../accounting/store-error.js"
 
-export interface Migration {
-  /** Unique across the whole project, prefixed by the owning store, e.g. "accounting/001_reservations". */
-  readonly name: string
-  /** Statements run in order inside one transaction together with recording the name. */
-  readonly statements: ReadonlyArray<string>
+export interface StoreMigrations {
+  /** The Migrator's table of this store module, e.g. "mandate_migrations_accounting". */
+  readonly table: string
+  /** `<id>_<name>` (Migrator.fromRecord's naming) to the statements run in order. */
+  readonly migrations: Readonly<Record<string, ReadonlyArray<string>>>
 }
 
-/**
- * Applies every migration not yet recorded, in list order, each in its own atomic step (the
- * store's transaction boundary, which for SQLite holds the write lock and for PostgreSQL takes a
- * transaction-scoped advisory lock, so concurrent processes migrating one database do not collide).
- */
+const validTable = /^mandate_migrations_[a-z0-9_]{1,40}$/
+
+const runMigrator = Migrator.make({})
+
+export interface MigrateOptions {
+  /** The store's transaction boundary. */
+  readonly transaction: AtomicService["transaction"]
+  /** The store's name in operation names ("sqlite", "postgres") and where it lives. */
+  readonly store: string
+  readonly location: string
+  /** Statements run first inside the step (PostgreSQL: the lock, and the Migrator's table). */
+  readonly prepare?: (table: string) => ReadonlyArray<string>
+}
+
+/** Applies every migration of `set` not yet recorded in its table, as one atomic step. */
 export const runMigrations = (
-  transaction: AtomicService["transaction"],
-  migrations: ReadonlyArray<Migration>,
-  lockStatement?: string
-): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
+  set: StoreMigrations,
+  options: MigrateOptions
+): Effect.Effect<void, StoreError, SqlClient.SqlClient> => {
+  const failed = (cause: unknown) =>
+    cause instanceof StoreError ? cause : new StoreError({
+      operation: `${options.store}.migrate ${set.table}`,
+      store: options.location,
+      message: describeCause(cause),
+      cause
+    })
+  if (!validTable.test(set.table)) return Effect.fail(failed(new Error(`invalid migrations table ${set.table}`)))
+  return Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    for (const m of migrations) {
-      yield* transaction(Effect.gen(function*() {
-        if (lockStatement !== undefined) yield* sql.unsafe(lockStatement)
-        // Inside the lock: concurrent `IF NOT EXISTS` creations can still collide in PostgreSQL.
-        yield* sql.unsafe("CREATE TABLE IF NOT EXISTS mandate_migrations (name TEXT PRIMARY KEY)")
-        const done = yield* sql`SELECT name FROM mandate_migrations WHERE name = ${m.name}`
-        if (done.length > 0) return
-        for (const s of m.statements) yield* sql.unsafe(s)
-        yield* sql`INSERT INTO mandate_migrations (name) VALUES (${m.name})`
-      })).pipe(Effect.mapError((e) => (e._tag === "StoreError" ? e : storeError(`migrations.apply ${m.name}`)(e))))
-    }
-  })
+    const loader = Migrator.fromRecord(Record.map(set.migrations, (statements) =>
+      Effect.forEach(statements, (s) => sql.unsafe(s), { discard: true })))
+    yield* options.transaction(Effect.gen(function*() {
+      for (const s of options.prepare?.(set.table) ?? []) yield* sql.unsafe(s)
+      yield* runMigrator({ loader, table: set.table })
+    }))
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.fail(failed(Cause.squash(cause)))
+    ),
+    Effect.withSpan("store.migrate", { attributes: { table: set.table } })
+  )
+}

@@ -1,31 +1,40 @@
-// Row encoding of a Reservation shared by the SQL stores. Amounts are decimal strings (bigint,
+// The rows of the SQL Reservations stores as Schemas: every row read is decoded, so a corrupted
+// row (an unknown state, a malformed amount, limits and consumption of different lengths) is a
+// StoreError naming what is wrong, never a wrong Reservation. Amounts are decimal strings (bigint,
 // unbounded); limits keep request order because it is part of the reservation's identity.
-import type { OnFailure, Reservation, ReservationState } from "../../accounting/reservations.js"
+import { Schema } from "effect"
+import type { Reservation } from "../../accounting/reservations.js"
 
-export interface ReservationRow {
-  readonly id: string
-  readonly on_failure: string
-  readonly state: string
-  readonly limits: string
-  readonly consumed: string
-}
+/** A non-negative integer amount written as decimal text (SQLite TEXT, PostgreSQL NUMERIC read as text). */
+const Amount = Schema.NonNegativeBigInt
 
-export const encodeRow = (r: Reservation): ReservationRow => ({
+export const ReservationRow = Schema.Struct({
+  id: Schema.String,
+  on_failure: Schema.Literal("consume", "release"),
+  state: Schema.Literal("held", "committed", "released", "failed"),
+  /** [key, limit, amount] per limit, in request order. */
+  limits: Schema.parseJson(Schema.Array(Schema.Tuple(Schema.String, Amount, Amount))),
+  consumed: Schema.parseJson(Schema.Array(Amount))
+}).pipe(
+  Schema.filter((row) => row.limits.length === row.consumed.length || "one consumed amount per limit")
+)
+export type ReservationRow = typeof ReservationRow.Type
+
+export const reservationFromRow = (row: ReservationRow): Reservation => ({
+  id: row.id,
+  onFailure: row.on_failure,
+  state: row.state,
+  limits: row.limits.map(([key, limit, amount]) => ({ key, limit, amount })),
+  consumed: row.consumed
+})
+
+export const rowFromReservation = (r: Reservation): ReservationRow => ({
   id: r.id,
   on_failure: r.onFailure,
   state: r.state,
-  limits: JSON.stringify(r.limits.map((l) => [l.key, l.limit.toString(), l.amount.toString()])),
-  consumed: JSON.stringify(r.consumed.map((c) => c.toString()))
+  limits: r.limits.map((l) => [l.key, l.limit, l.amount] as const),
+  consumed: r.consumed
 })
 
-export const decodeRow = (row: ReservationRow): Reservation => ({
-  id: row.id,
-  onFailure: row.on_failure as OnFailure,
-  state: row.state as ReservationState,
-  limits: (JSON.parse(row.limits) as Array<[string, string, string]>).map(([key, limit, amount]) => ({
-    key,
-    limit: BigInt(limit),
-    amount: BigInt(amount)
-  })),
-  consumed: (JSON.parse(row.consumed) as Array<string>).map((c) => BigInt(c))
-})
+/** One key's consumption. */
+export const UsageRow = Schema.Struct({ used: Amount })

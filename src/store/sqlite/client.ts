@@ -3,25 +3,28 @@
 // them. Writ executor stores (src/store/sqlite/writ-*.ts), YEA grant totals and ledger budgets
 // share this Layer so one `Atomic.transaction` covers writes to all of them.
 //
-// Why the first statement of every transaction is a write: @effect/sql begins with a plain (deferred)
-// BEGIN. Another process could commit between this transaction's first read and its first write, and
-// SQLite then fails the write with SQLITE_BUSY instead of waiting. Writing first takes the file's
-// write lock at once (waiting up to busy_timeout), which is what BEGIN IMMEDIATE would do: each
-// atomic step then runs alone against the file, across processes, so read-check-write is race-free.
+// Every transaction begins with BEGIN IMMEDIATE: it takes the file's write lock at once (waiting up
+// to busy_timeout), so each atomic step runs alone against the file, across processes, and its
+// read-check-write is race-free. (A deferred BEGIN would let another process commit between this
+// step's first read and its first write, and SQLite then fails the write with SQLITE_BUSY instead
+// of waiting.) Commit and rollback failures are StoreErrors (src/store/sql/transaction.ts).
 //
 // Open ONE layer per file per process and share it: better-sqlite3 waits for a busy lock
 // synchronously, so a second connection in the same process waiting for the first's write lock
 // would block the event loop that the first needs to finish its transaction.
+//
+// The file is created readable and writable by its owner only (0600, like key files): SQLite gives
+// its -wal and -shm files the mode of the database file. A file that exists keeps its mode.
 import { SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Cause, Context, Effect, Layer } from "effect"
+import { closeSync, constants, openSync } from "node:fs"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
 import { StoreError, storeError } from "../../accounting/store-error.js"
-import { type Migration, runMigrations } from "../sql/migrations.js"
+import { runMigrations, type StoreMigrations } from "../sql/migrations.js"
+import { makeTransaction as makeSqlTransaction, sqliteAbandons, type TransactionDialect } from "../sql/transaction.js"
 
-export type { Migration } from "../sql/migrations.js"
-
+export type { StoreMigrations } from "../sql/migrations.js"
 /**
  * How the composition root tunes the embedded store. Every pragma the store depends on is set here,
  * when the Layer opens the file, so nothing else issues PRAGMA statements on the store's connection.
@@ -43,43 +46,59 @@ export const pragmas = (options: SqliteStoreOptions): ReadonlyArray<string> => [
   `PRAGMA synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`
 ]
 
-const LOCK_TABLE = "mandate_write_lock"
+/** The file, as named in every StoreError of this store. */
+const dialect = (filename: string): TransactionDialect => ({
+  store: "sqlite",
+  location: filename,
+  begin: "BEGIN IMMEDIATE",
+  abandons: sqliteAbandons
+})
 
-/** The SQLite transaction boundary for the SqlClient in context. */
-export const makeTransaction = (sql: SqlClient.SqlClient): AtomicService["transaction"] =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
-    sql.withTransaction(
-      Effect.zipRight(
-        // Takes the write lock now (see the module comment); writes no row.
-        sql.unsafe(`DELETE FROM ${LOCK_TABLE} WHERE 0`),
-        self
-      )
-    ).pipe(Effect.mapError((e) => (e instanceof SqlError ? storeError("sqlite.transaction")(e) : e)))
+/** Where SQLite keeps no file of its own: nothing to create. */
+const inMemory = (filename: string) => filename === "" || filename === ":memory:" || filename.startsWith("file:")
 
-/** Context: SqliteClient, SqlClient, and Atomic for this file. */
+/** Creates the store file with mode 0600 if it does not exist yet (an existing file is left as it is). */
+const createPrivate = (filename: string): Effect.Effect<void, StoreError> =>
+  inMemory(filename) ? Effect.void : Effect.try({
+    try: () => closeSync(openSync(filename, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)),
+    catch: storeError("sqlite.open", filename)
+  })
+
+/** The SQLite transaction boundary for the SqlClient in context, on the store at `filename`. */
+export const makeTransaction = (sql: SqlClient.SqlClient, filename: string): AtomicService["transaction"] =>
+  makeSqlTransaction(sql, dialect(filename))
+
+/** Context: SqliteClient, SqlClient and Atomic for this file. */
 export const layer = (
   filename: string,
   options: SqliteStoreOptions = {}
 ): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient | Atomic, StoreError> => {
+  const opened = storeError("sqlite.open", filename)
   const init = Layer.effectContext(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     for (const pragma of pragmas(options)) yield* sql.unsafe(pragma)
-    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${LOCK_TABLE} (id INTEGER PRIMARY KEY)`)
-    return Context.make(Atomic, { transaction: makeTransaction(sql) })
-  }).pipe(Effect.mapError(storeError("sqlite.open"))))
+    return Context.make(Atomic, { transaction: makeTransaction(sql, filename) })
+  }).pipe(Effect.mapError(opened)))
   return init.pipe(
     Layer.provideMerge(SqliteClient.layer({ filename }).pipe(
       // better-sqlite3 throws (a defect) when the file cannot be opened: report it as the store's failure.
-      Layer.catchAllCause((cause) => Layer.fail(storeError("sqlite.open")(Cause.squash(cause))))
+      Layer.catchAllCause((cause) => Layer.fail(opened(Cause.squash(cause))))
     )),
-    Layer.mapError((e) => (e instanceof StoreError ? e : storeError("sqlite.open")(e)))
+    Layer.provide(Layer.effectDiscard(createPrivate(filename))),
+    Layer.mapError(opened)
   )
 }
 
-/** Applies `migrations` (named, once each) to the SQLite database in context. */
-export const migrate = (
-  migrations: ReadonlyArray<Migration>
-): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => runMigrations(makeTransaction(sql), migrations))
+/** Applies the migrations of one store module to the SQLite database in context. */
+export const migrate = (set: StoreMigrations): Effect.Effect<void, StoreError, SqliteClient.SqliteClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqliteClient.SqliteClient
+    const location = sql.config.filename
+    yield* Effect.provideService(
+      runMigrations(set, { transaction: makeTransaction(sql, location), store: "sqlite", location }),
+      SqlClient.SqlClient,
+      sql
+    )
+  })
 
 export const SqliteStore = { layer, migrate, makeTransaction } as const

@@ -3,30 +3,29 @@
 // alone against the file, whichever process or connection made it. Amounts are stored as decimal
 // text: they are bigints and may exceed SQLite's 64-bit integers (YEA amounts at a common scale).
 import type { SqlClient } from "@effect/sql"
-import { Effect, type Layer } from "effect"
+import type { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect, type Layer, Option } from "effect"
 import type { ReservationBackend, ReservationStore } from "../../accounting/backend.js"
-import type { Reservations } from "../../accounting/reservations.js"
+import type { Atomic, AtomicService, Reservations } from "../../accounting/reservations.js"
 import type { StoreError } from "../../accounting/store-error.js"
-import type { Migration } from "../sql/migrations.js"
+import type { StoreMigrations } from "../sql/migrations.js"
 import {
   reservationMigrations,
   reservationOp as op,
   reservationRowOps,
   reservationsLayer,
-  reservationStoreLayer
+  reservationStoreLayer,
+  usageReader
 } from "../sql/reservations.js"
-import { makeTransaction, migrate } from "./client.js"
+import { migrate } from "./client.js"
 
-export const migrations: ReadonlyArray<Migration> = reservationMigrations("TEXT")
+export const migrations: StoreMigrations = reservationMigrations("TEXT")
 
-export const makeSqliteBackend = (sql: SqlClient.SqlClient): ReservationBackend => {
-  const readUsed = (key: string) =>
-    Effect.map(
-      sql<{ used: string }>`SELECT used FROM accounting_usage WHERE key = ${key}`,
-      (rows) => (rows.length === 0 ? 0n : BigInt(rows[0].used))
-    )
+export const makeSqliteBackend = (sql: SqlClient.SqlClient, atomic: AtomicService["transaction"]): ReservationBackend => {
+  const findUsed = usageReader((key) => sql`SELECT used FROM accounting_usage WHERE key = ${key}`)
+  const readUsed = (key: string) => Effect.map(findUsed(key), Option.match({ onNone: () => 0n, onSome: (r) => r.used }))
   return {
-    atomic: makeTransaction(sql),
+    atomic,
     // The transaction already holds the file's write lock: nothing more to serialize.
     lockId: () => Effect.void,
     ...reservationRowOps(sql),
@@ -47,11 +46,19 @@ export const makeSqliteBackend = (sql: SqlClient.SqlClient): ReservationBackend 
 }
 
 /** The SQLite ReservationStore on the database in context (SqliteStore.layer); applies its migrations. */
-export const storeLayer: Layer.Layer<ReservationStore, StoreError, SqlClient.SqlClient> = reservationStoreLayer(
+export const storeLayer: Layer.Layer<
+  ReservationStore,
+  StoreError,
+  SqlClient.SqlClient | SqliteClient.SqliteClient | Atomic
+> = reservationStoreLayer(
   migrate,
   migrations,
   makeSqliteBackend
 )
 
 /** Reservations (and its ReservationStore) on the SQLite database in context. */
-export const layer: Layer.Layer<Reservations | ReservationStore, StoreError, SqlClient.SqlClient> = reservationsLayer(storeLayer)
+export const layer: Layer.Layer<
+  Reservations | ReservationStore,
+  StoreError,
+  SqlClient.SqlClient | SqliteClient.SqliteClient | Atomic
+> = reservationsLayer(storeLayer)

@@ -31,43 +31,47 @@ import {
   type WritStores,
   writStoresContext
 } from "../../writ/executor/stores.js"
-import type { Migration } from "../sql/migrations.js"
+import type { StoreMigrations } from "../sql/migrations.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
 import * as SqliteReservations from "./reservations.js"
 
-export const migrations: ReadonlyArray<Migration> = [
-  {
-    name: "writ/001_executor_stores",
-    statements: [
-      `CREATE TABLE writ_calls (
+/**
+ * IF NOT EXISTS: a store written before the Migrator already has these tables (recorded as
+ * "writ/001_executor_stores").
+ */
+export const migrations: StoreMigrations = {
+  table: "mandate_migrations_writ",
+  migrations: {
+    "1_executor_stores": [
+      `CREATE TABLE IF NOT EXISTS writ_calls (
         leaf TEXT NOT NULL, id TEXT NOT NULL, call TEXT NOT NULL, op TEXT NOT NULL, acc INTEGER NOT NULL,
         standing INTEGER NOT NULL, chain TEXT NOT NULL, issuers TEXT NOT NULL, exp INTEGER NOT NULL,
         reservation TEXT, state TEXT NOT NULL, tally TEXT, res TEXT,
         PRIMARY KEY (leaf, id))`,
-      `CREATE INDEX writ_calls_pending ON writ_calls (state)`,
-      `CREATE TABLE writ_tallies (
+      `CREATE INDEX IF NOT EXISTS writ_calls_pending ON writ_calls (state)`,
+      `CREATE TABLE IF NOT EXISTS writ_tallies (
         tally TEXT PRIMARY KEY, call TEXT NOT NULL, acc INTEGER NOT NULL, forward INTEGER NOT NULL,
         chain TEXT NOT NULL, issuers TEXT NOT NULL, object TEXT NOT NULL, res TEXT)`,
-      `CREATE TABLE writ_tally_writs (writ TEXT NOT NULL, tally TEXT NOT NULL, PRIMARY KEY (writ, tally))`,
-      `CREATE TABLE writ_tally_issuers (iss TEXT NOT NULL, tally TEXT NOT NULL, PRIMARY KEY (iss, tally))`,
-      `CREATE TABLE writ_revokes (
+      `CREATE TABLE IF NOT EXISTS writ_tally_writs (writ TEXT NOT NULL, tally TEXT NOT NULL, PRIMARY KEY (writ, tally))`,
+      `CREATE TABLE IF NOT EXISTS writ_tally_issuers (iss TEXT NOT NULL, tally TEXT NOT NULL, PRIMARY KEY (iss, tally))`,
+      `CREATE TABLE IF NOT EXISTS writ_revokes (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, revoke TEXT NOT NULL, writ TEXT NOT NULL, iss TEXT NOT NULL,
         exp INTEGER, rcv INTEGER NOT NULL)`,
-      `CREATE INDEX writ_revokes_writ ON writ_revokes (writ, iss)`,
-      `CREATE TABLE writ_reversals (target TEXT PRIMARY KEY, state TEXT NOT NULL, call TEXT NOT NULL, res TEXT)`,
-      `CREATE TABLE writ_issued (
+      `CREATE INDEX IF NOT EXISTS writ_revokes_writ ON writ_revokes (writ, iss)`,
+      `CREATE TABLE IF NOT EXISTS writ_reversals (target TEXT PRIMARY KEY, state TEXT NOT NULL, call TEXT NOT NULL, res TEXT)`,
+      `CREATE TABLE IF NOT EXISTS writ_issued (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, leaf TEXT NOT NULL, id TEXT NOT NULL, writ TEXT NOT NULL,
         hld TEXT NOT NULL, above TEXT NOT NULL, above_issuers TEXT NOT NULL, object TEXT NOT NULL,
         UNIQUE (leaf, id, writ))`,
-      `CREATE TABLE writ_subs (
+      `CREATE TABLE IF NOT EXISTS writ_subs (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, leaf TEXT NOT NULL, id TEXT NOT NULL, sub_call TEXT NOT NULL,
         signer TEXT NOT NULL, object TEXT NOT NULL, UNIQUE (leaf, id, sub_call, signer))`,
-      `CREATE TABLE writ_acks (revoke TEXT NOT NULL, ack TEXT NOT NULL, object TEXT NOT NULL, res TEXT NOT NULL,
+      `CREATE TABLE IF NOT EXISTS writ_acks (revoke TEXT NOT NULL, ack TEXT NOT NULL, object TEXT NOT NULL, res TEXT NOT NULL,
         PRIMARY KEY (revoke, ack))`,
-      `CREATE TABLE writ_audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, entry TEXT NOT NULL)`
+      `CREATE TABLE IF NOT EXISTS writ_audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, entry TEXT NOT NULL)`
     ]
   }
-]
+}
 
 const text = (v: Json): string => encodeCanonical(v, "utf16")
 /** Reads back JSON this module wrote; anything else is a corrupt store. */
