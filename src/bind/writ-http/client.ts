@@ -1,9 +1,9 @@
 // The client side of the section 10 binding: POST one call or one revoke and read the answer.
 // Used by `mandate writ send`, the demo, the benchmark, and the executor's Forwarder (section 9.1:
 // a revoke is forwarded to the holders of writs the executor issued, and their acks relayed).
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Data, Duration, Effect, Either, Layer, Option } from "effect"
-import * as Http from "node:http"
-import * as Https from "node:https"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import { isJsonObject, type Json, type JsonObject, parseJson } from "../../kernel/json.js"
 import { Forwarder, type ForwardedAnswer } from "../../writ/executor/services.js"
@@ -28,9 +28,8 @@ export interface PostOptions {
   /** Extra request headers (tests use them to show a header names no peer). */
   readonly headers?: Readonly<Record<string, string>>
   readonly contentType?: string
+  /** Time for the whole exchange. Default 30 seconds. */
   readonly timeout?: Duration.DurationInput
-  /** A keep-alive agent shared by many requests (the benchmark). */
-  readonly agent?: Http.Agent
 }
 
 /** What came back: the status, the exact bytes, and the JSON when the body parses strictly. */
@@ -42,86 +41,96 @@ export interface PostAnswer {
 }
 
 /**
- * POSTs `body` (an object, sent as its canonical form, or bytes sent as they are) to `url` with
- * Content-Type application/writ+json.
+ * @effect/platform's Node HttpClient whose agents carry `tls`: the CA that verifies the server,
+ * and for mTLS the client certificate and key (Node's agent options). The agents live as long as
+ * the Layer.
  */
+export const clientLayer = (tls: ClientTls = {}): Layer.Layer<HttpClient.HttpClient> =>
+  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({
+    ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+    ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+    ...(tls.key === undefined ? {} : { key: tls.key }),
+    ...(tls.servername === undefined ? {} : { servername: tls.servername })
+  })))
+
+/** Runs `request` on the HttpClient in context within `timeout`, and reads the whole answer. */
+const exchange = (
+  url: string,
+  request: HttpClientRequest.HttpClientRequest,
+  timeout: Duration.DurationInput | undefined
+): Effect.Effect<PostAnswer, WritHttpError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(request)
+    const bytes = new Uint8Array(yield* response.arrayBuffer)
+    const parsed = parseJson(bytes, { integersOnly: true })
+    return {
+      status: response.status,
+      headers: response.headers,
+      bytes,
+      json: Either.isRight(parsed) ? Option.some(parsed.right) : Option.none()
+    }
+  }).pipe(
+    Effect.scoped,
+    Effect.timeoutFail({
+      duration: timeout ?? Duration.seconds(30),
+      onTimeout: () => new WritHttpError({ url, message: "timed out" })
+    }),
+    Effect.catchTags({
+      RequestError: (e) => Effect.fail(new WritHttpError({ url, message: messageOf(e) })),
+      ResponseError: (e) => Effect.fail(new WritHttpError({ url, message: messageOf(e) }))
+    })
+  )
+
+const messageOf = (e: { readonly cause?: unknown; readonly message: string }): string =>
+  e.cause instanceof Error ? e.cause.message : e.message
+
+/**
+ * POSTs `body` (an object, sent as its canonical form, or bytes sent as they are) to `url` with
+ * Content-Type application/writ+json, on the HttpClient in context.
+ */
+export const post = (
+  url: string,
+  body: JsonObject | Uint8Array | string,
+  options: Omit<PostOptions, "tls"> = {}
+): Effect.Effect<PostAnswer, WritHttpError, HttpClient.HttpClient> => {
+  const payload = typeof body === "string"
+    ? new Uint8Array(Buffer.from(body, "utf8"))
+    : body instanceof Uint8Array
+    ? body
+    : utf8(encodeCanonical(body, "utf16"))
+  return exchange(
+    url,
+    HttpClientRequest.post(url).pipe(
+      HttpClientRequest.bodyUint8Array(payload, options.contentType ?? MEDIA_TYPE),
+      HttpClientRequest.setHeaders(options.headers ?? {})
+    ),
+    options.timeout
+  )
+}
+
+/** `post` on a client of its own, made for `options.tls` and closed after. */
 export const postWrit = (
   url: string,
   body: JsonObject | Uint8Array | string,
   options: PostOptions = {}
-): Effect.Effect<PostAnswer, WritHttpError> =>
-  Effect.async<PostAnswer, WritHttpError>((resume) => {
-    const payload = typeof body === "string"
-      ? Buffer.from(body, "utf8")
-      : body instanceof Uint8Array
-      ? Buffer.from(body)
-      : Buffer.from(utf8(encodeCanonical(body, "utf16")))
-    const target = new URL(url)
-    const https = target.protocol === "https:"
-    const mod = https ? Https : Http
-    const req = mod.request(target, {
-      method: "POST",
-      headers: {
-        "content-type": options.contentType ?? MEDIA_TYPE,
-        "content-length": String(payload.length),
-        ...(options.headers ?? {})
-      },
-      ...(options.agent === undefined ? {} : { agent: options.agent }),
-      ...(https && options.tls !== undefined
-        ? {
-          ...(options.tls.ca === undefined ? {} : { ca: options.tls.ca }),
-          ...(options.tls.cert === undefined ? {} : { cert: options.tls.cert }),
-          ...(options.tls.key === undefined ? {} : { key: options.tls.key }),
-          ...(options.tls.servername === undefined ? {} : { servername: options.tls.servername })
-        }
-        : {}),
-      timeout: Duration.toMillis(options.timeout ?? Duration.seconds(30))
-    }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("error", (e) => resume(Effect.fail(new WritHttpError({ url, message: e.message }))))
-      res.on("end", () => {
-        const bytes = new Uint8Array(Buffer.concat(chunks))
-        const parsed = parseJson(bytes, { integersOnly: true })
-        resume(Effect.succeed({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          bytes,
-          json: Either.isRight(parsed) ? Option.some(parsed.right) : Option.none()
-        }))
-      })
-    })
-    req.on("timeout", () => req.destroy(new Error("timed out")))
-    req.on("error", (e) => resume(Effect.fail(new WritHttpError({ url, message: e.message }))))
-    req.end(payload)
-    return Effect.sync(() => req.destroy())
-  })
+): Effect.Effect<PostAnswer, WritHttpError> => Effect.provide(post(url, body, options), clientLayer(options.tls))
 
 /** GETs the Appendix B document at `base` + /.well-known/writ. */
-export const fetchWellKnown = (baseUrl: string, options: Pick<PostOptions, "tls" | "timeout"> = {}) =>
-  Effect.async<Json, WritHttpError>((resume) => {
-    const url = new URL("/.well-known/writ", baseUrl).toString()
-    const target = new URL(url)
-    const mod = target.protocol === "https:" ? Https : Http
-    const req = mod.request(target, {
-      method: "GET",
-      ...(options.tls === undefined ? {} : options.tls),
-      timeout: Duration.toMillis(options.timeout ?? Duration.seconds(30))
-    }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => {
-        const parsed = parseJson(Buffer.concat(chunks), { integersOnly: true })
-        if (res.statusCode !== 200 || Either.isLeft(parsed)) {
-          resume(Effect.fail(new WritHttpError({ url, message: `status ${res.statusCode}` })))
-        } else resume(Effect.succeed(parsed.right))
-      })
-    })
-    req.on("timeout", () => req.destroy(new Error("timed out")))
-    req.on("error", (e) => resume(Effect.fail(new WritHttpError({ url, message: e.message }))))
-    req.end()
-    return Effect.sync(() => req.destroy())
-  })
+export const fetchWellKnown = (
+  baseUrl: string,
+  options: Pick<PostOptions, "tls" | "timeout"> = {}
+): Effect.Effect<Json, WritHttpError> => {
+  const url = new URL("/.well-known/writ", baseUrl).toString()
+  return exchange(url, HttpClientRequest.get(url), options.timeout).pipe(
+    Effect.flatMap((a) =>
+      a.status === 200 && Option.isSome(a.json)
+        ? Effect.succeed(a.json.value)
+        : Effect.fail(new WritHttpError({ url, message: `status ${a.status}` }))
+    ),
+    Effect.provide(clientLayer(options.tls))
+  )
+}
 
 /** Reads a revoke answer's `ack`, `res` and `fwd` (section 10), or None when it is not one. */
 export const forwardedAnswerOf = (json: Json): Option.Option<ForwardedAnswer> => {

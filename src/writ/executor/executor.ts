@@ -14,13 +14,13 @@ import { Context, Effect, Fiber, Layer } from "effect"
 import type { ObjectInput } from "../verify.js"
 import { admit } from "./admission.js"
 import type { CallAnswer, RevokeAnswer } from "./answers.js"
-import { auditAnswer } from "./audit.js"
+import { auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
 import { revoke } from "./revocation.js"
 import { Peer } from "./services.js"
-import { type ExecutorEnv, type ExecutorRequirements, makeEnv } from "./state.js"
-import type { StoreError } from "./stores.js"
+import { type ExecutorEnv, type ExecutorRequirements, makeEnv, nowSeconds } from "./state.js"
+import type { AuditEntry, StoreError } from "./stores.js"
 
 export * from "./answers.js"
 export type { ExecutorRequirements } from "./state.js"
@@ -32,6 +32,12 @@ export interface ExecutorService {
   readonly call: (input: ObjectInput, peer?: Peer) => Effect.Effect<CallAnswer>
   /** Section 9.1. A revoke is not subject to peer binding (section 7.6); `peer` is audited. */
   readonly revoke: (input: ObjectInput, peer?: Peer) => Effect.Effect<RevokeAnswer>
+  /**
+   * Section 9.3: a request the transport refused before handing it over (too large, wrong path,
+   * method or media type, unreadable, over the revoke rate) is audited as a call or revoke
+   * refused before it had an identity, on the same (bounded) path.
+   */
+  readonly refused: (kind: AuditEntry["kind"], reason: string, peer?: Peer) => Effect.Effect<void>
   /**
    * Section 9 after a restart: every pending call record is resolved to a final tally, every
    * reversal that began and never reported becomes unknown. Returns the number of records resolved.
@@ -72,6 +78,8 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
     did: env.did,
     call: (input, peer) => call(env, input, peer),
     revoke: (input, peer) => revoke(env, input, peer),
+    refused: (kind, reason, peer = Peer.none) =>
+      Effect.flatMap(nowSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
     recover: recover(env)
   })
 )
