@@ -1,6 +1,6 @@
 // The accounting decision, written once over ReservationBackend: validation, idempotency, the
 // all-or-nothing limit check in request order, and settlement. Stores differ only in isolation.
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, String as Str } from "effect"
 import { type ReservationBackend, ReservationStore } from "./backend.js"
 import {
   type Actual,
@@ -46,7 +46,7 @@ const sameRequest = (r: Reservation, q: ReserveRequest): boolean =>
   })
 
 const sortedDistinct = (keys: Iterable<string>): Array<string> =>
-  Array.from(new Set(keys)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  Array.from(new Set(keys)).sort(Str.Order)
 
 export const makeReservations = (backend: ReservationBackend): ReservationsService => {
   const reserve = (request: ReserveRequest): Effect.Effect<Reserved, ReserveError> =>

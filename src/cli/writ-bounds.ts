@@ -5,10 +5,11 @@
 // The flags only build the `bnd` object; the issuing API checks it (section 3) and, for a child,
 // that it narrows the parent (section 4) before anything is signed.
 import { Options } from "@effect/cli"
-import { Clock, Effect, Either, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { type Json, parseJson } from "../kernel/json.js"
 import type { Bound } from "../writ/bound.js"
 import { cliError, type CliError } from "./writ-io.js"
+import { unixSeconds } from "../kernel/clock.js"
 
 const many = (name: string, description: string) =>
   Options.text(name).pipe(Options.repeated, Options.withDescription(description))
@@ -99,7 +100,7 @@ export const expiryFromFlags = (f: BoundFlags): Effect.Effect<number | undefined
     if (Option.isSome(f.exp) && Option.isSome(f.ttl)) return yield* Effect.fail(cliError("mandate/usage", "give --exp or --ttl, not both"))
     if (Option.isSome(f.exp)) return f.exp.value
     if (Option.isSome(f.ttl)) {
-      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const now = yield* unixSeconds
       return now + f.ttl.value
     }
     return undefined

@@ -11,7 +11,7 @@ import { Cause, Console, Data, Effect, Either, Layer, Option } from "effect"
 import { encodeCanonical } from "../kernel/canonical.js"
 import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
-import { type Json, type JsonObject, parseJson } from "../kernel/json.js"
+import { isJsonObject, type Json, type JsonObject, parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import type { WritError } from "../writ/reason.js"
 
@@ -82,7 +82,7 @@ export const readObjectFile = (path: string, what: string) =>
     isObject(value) ? Effect.succeed({ bytes, value }) : Effect.fail(cliError("malformed", `${what} is a JSON object`, path))
   )
 
-export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v)
+export const isObject = isJsonObject
 
 /** A readable JSON text for files a person reads (bytes differ from the canonical form only in
  * whitespace, which section 1.2 lets a verifier accept). */

@@ -4,6 +4,7 @@
  * RFC 8785 does; YEA (its section 10) sorts by Unicode code point. Each protocol picks its order in
  * its own module; the kernel only provides the machinery.
  */
+import { String as Str } from "effect"
 import type { Json } from "./json.js"
 
 export type KeyOrder = "utf16" | "codepoint"
@@ -25,7 +26,6 @@ export const encodeNumber = (n: number): string => {
   return Object.is(n, -0) ? "0" : String(n)
 }
 
-const compareUtf16 = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 const compareCodePoint = (a: string, b: string): number => {
   const n = Math.min(a.length, b.length)
@@ -39,7 +39,7 @@ const compareCodePoint = (a: string, b: string): number => {
 }
 
 export const compareKeys = (order: KeyOrder): ((a: string, b: string) => number) =>
-  order === "utf16" ? compareUtf16 : compareCodePoint
+  order === "utf16" ? Str.Order : compareCodePoint
 
 export const encodeCanonical = (value: Json, keyOrder: KeyOrder): string => {
   const cmp = compareKeys(keyOrder)

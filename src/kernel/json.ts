@@ -12,7 +12,7 @@
  *  - `-0` reads as `0`.
  * The protocols map these two outcomes onto their own reason codes.
  */
-import { Data, Effect, Either } from "effect"
+import { Data, Effect, Either, Predicate } from "effect"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
 export type JsonObject = { readonly [k: string]: Json }
@@ -317,5 +317,4 @@ export const parseJson = (input: string | Uint8Array, options: ParseOptions = {}
 export const parseJsonEffect = (input: string | Uint8Array, options?: ParseOptions): Effect.Effect<Json, JsonError> =>
   Either.match(parseJson(input, options), { onLeft: Effect.fail, onRight: Effect.succeed })
 
-export const isJsonObject = (v: unknown): v is JsonObject =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
+export const isJsonObject: (v: unknown) => v is JsonObject = Predicate.isRecord as (v: unknown) => v is JsonObject

@@ -3,7 +3,7 @@
 //
 // Inputs are parsed JSON values (section 1.1 already applied by the strict reader), typed
 // `unknown` because a bound arrives from untrusted input and is classified here.
-import { Effect, Schema } from "effect"
+import { Effect, Predicate, Schema, String as Str } from "effect"
 import { publicKeyFromDidKey } from "../kernel/didkey.js"
 import { Option } from "effect"
 import { WritError, writError } from "./reason.js"
@@ -40,14 +40,13 @@ export type Bounds = typeof Bounds.Type
 // ---------------------------------------------------------------------------------------------
 // Small JSON predicates shared by the writ modules.
 
-export const isJsonObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isJsonObject: (u: unknown) => u is Record<string, unknown> = Predicate.isRecord
 export const isInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u)
 export const has = (o: Record<string, unknown>, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
 
 /** Canonical member-name order (section 1.2: UTF-16 code units), the order bounds are checked in. */
 export const canonicalNames = (o: Record<string, unknown>): Array<string> =>
-  Object.keys(o).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  Object.keys(o).sort(Str.Order)
 
 const join = (path: string | undefined, suffix: string): string | undefined =>
   path === undefined ? undefined : `${path}${suffix}`

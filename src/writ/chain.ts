@@ -1,5 +1,5 @@
 // Attenuation and chain verification, spec section 4 (and section 2.1).
-import { Effect } from "effect"
+import { Effect, String as Str } from "effect"
 import { boundNarrows, has } from "./bound.js"
 import { type WritError, writError } from "./reason.js"
 import { chainShape, type ObjectInput } from "./verify.js"
@@ -21,7 +21,7 @@ export const checkChild = (child: CheckedWrit, parent: CheckedWrit, path?: strin
     if (C.exp > P.exp) return yield* Effect.fail(writError("not_narrowed", at("exp"), "child outlives its parent"))
     // 4. Every bound of P is in C, same type, narrowed (`not_narrowed`). Parent names in canonical
     //    order, so the first failure reported is stable.
-    for (const n of Object.keys(P.bnd).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const n of Object.keys(P.bnd).sort(Str.Order)) {
       if (!has(C.bnd, n)) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child drops bound ${n}`))
       if (C.bnd[n].t !== P.bnd[n].t) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child retypes bound ${n}`))
       if (!boundNarrows(C.bnd[n], P.bnd[n])) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child widens bound ${n}`))

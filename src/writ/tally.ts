@@ -1,6 +1,6 @@
 // The tally, spec section 6: its wire Schema, its section 6.1 member table, and section 6.2,
 // verifying a tally tree, with the verdict `valid` / `signed_unauthorized` / `unverifiable`.
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Schema, String as Str } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
 import { has, isInteger, isJsonObject } from "./bound.js"
 import { checkChild, checkDepth } from "./chain.js"
@@ -199,7 +199,7 @@ export interface TallyContext {
 
 const boundedNames = (w: CheckedWrit): Array<[string, number]> =>
   Object.keys(w.value.bnd)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(Str.Order)
     .filter((n) => w.value.bnd[n].t === "max" || w.value.bnd[n].t === "total")
     .map((n) => [n, w.value.bnd[n].v as number])
 

@@ -9,12 +9,13 @@
 // keyed `yea/total/<block id>/<of>` at one common scale (18, the largest §5.1 allows), so values of
 // any scale add exactly. The reservation is all-or-nothing and race-free, and is released if the
 // commit's execution fails (§6.3).
-import { Clock, Effect, Either, Exit, Option } from "effect"
+import { Effect, Either, Exit, Option } from "effect"
 import { Reservations, type Reserved } from "../accounting/reservations.js"
 import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "./grant.js"
 import { evaluateCaveats, type CaveatContext, type CaveatFailure, type TotalDraw, type TotalsLookup } from "./caveat.js"
 import { MAX_SCALE, decimal, unitsAt, type Decimal } from "./measure.js"
 import { yeaError, type ConsentRequest, type YeaError } from "./reason.js"
+import { unixSeconds } from "../kernel/clock.js"
 
 /** The request as the grants see it; `now` comes from the Clock. */
 export type AuthorizeRequest = Omit<CaveatContext, "now">
@@ -54,7 +55,7 @@ const needOf = (fs: ReadonlyArray<CaveatFailure>) => fs.map((f) => f.caveat)
 /** Runs §6.4 for every grant until one authorizes the request (§6.6). */
 export const authorize = <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>): Effect.Effect<Authorized, YeaError | E, R> =>
   Effect.gen(function* () {
-    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const now = yield* unixSeconds
     const ctx: CaveatContext = { ...input.request, now }
     if (input.grants.length === 0) return yield* Effect.fail(yeaError("unauthorized", "the request carries no grant"))
     let best: Refusal | undefined

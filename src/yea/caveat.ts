@@ -1,7 +1,7 @@
 // Grant caveats (SPEC §6.3). A request is authorized by a grant only if every caveat in every block
 // is satisfied. Unknown caveats and malformed values fail closed as hard (`forbidden`) failures;
 // only `each`, `total` and `risk` can fail softly, which asks the human (`consent_required`, §6.6).
-import { Effect, Schema } from "effect"
+import { Effect, Predicate, Schema } from "effect"
 import {
   Amount,
   MEASURE_NAME,
@@ -66,13 +66,12 @@ export type CaveatName = (typeof CAVEAT_NAMES)[number]
 // Well-formedness (hand-written twin of the schemas above: this runs on every request)
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const isStringArray = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v)
 
 /** A limit's members are exactly `of`, `max` and optionally `scale`, `unit`, each in range. */
 export const isLimit = (v: unknown): v is Limit => {
-  if (!isObject(v) || !has(v, "of") || !has(v, "max")) return false
+  if (!Predicate.isRecord(v) || !has(v, "of") || !has(v, "max")) return false
   for (const k of Object.keys(v)) if (k !== "of" && k !== "max" && k !== "scale" && k !== "unit") return false
   if (typeof v.of !== "string" || !MEASURE_NAME.test(v.of)) return false
   // `max`, `scale` and `unit` follow the quantity rules of §5.1: reuse them on {amount: max, ...}.
@@ -86,7 +85,7 @@ const isRiskLevel = (v: unknown): v is RiskLevel => v === "low" || v === "medium
 
 /** Why `v` is not a well-formed caveat, or undefined when it is one. */
 export const caveatProblem = (v: unknown): string | undefined => {
-  if (!isObject(v)) return "a caveat is a single-key object"
+  if (!Predicate.isRecord(v)) return "a caveat is a single-key object"
   const keys = Object.keys(v)
   if (keys.length !== 1) return "a caveat is a single-key object"
   const name = keys[0]

@@ -5,7 +5,7 @@
 // with no canonical form (lone surrogates), which the code under test must refuse itself.
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Clock, Effect, Either, Option } from "effect"
+import { Clock, Effect, Either, Option, Predicate } from "effect"
 import { Signer } from "../kernel/services.js"
 import { authorize } from "./authorize.js"
 import type { CaveatContext, TotalsLookup } from "./caveat.js"
@@ -47,9 +47,8 @@ export const CONFORMANCE_FILES = [
 ] as const
 
 const show = (v: unknown): string => (v === undefined ? "undefined" : JSON.stringify(v))
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const nameOf = (c: unknown, i: number): string =>
-  isObject(c) && typeof c.name === "string" ? c.name : `#${i}`
+  Predicate.isRecord(c) && typeof c.name === "string" ? c.name : `#${i}`
 
 /** A Clock frozen at `seconds`: vectors fix "now". */
 export const fixedClock = (seconds: number): Clock.Clock => {
@@ -81,7 +80,7 @@ const sync = (f: () => string | undefined) => Effect.sync(f)
 /** canonical.json: `{name, input, canonical}` or `{name, input, error: true}` (§10). */
 const checkCanonical = (c: unknown) =>
   sync(() => {
-    if (!isObject(c)) return "malformed case"
+    if (!Predicate.isRecord(c)) return "malformed case"
     const got = canonical(c.input)
     if (c.error === true) return Either.isLeft(got) ? undefined : `expected an error, got ${show(got.right)}`
     if (Either.isLeft(got)) return `expected ${show(c.canonical)}, got error ${got.left.message}`
@@ -91,7 +90,7 @@ const checkCanonical = (c: unknown) =>
 /** hash.json: `{name, proposal, hash}` (§5.1). */
 const checkHash = (c: unknown) =>
   sync(() => {
-    if (!isObject(c) || !isObject(c.proposal)) return "malformed case"
+    if (!Predicate.isRecord(c) || !Predicate.isRecord(c.proposal)) return "malformed case"
     const got = proposalHash(c.proposal)
     if (Either.isLeft(got)) return `no hash: ${got.left.message}`
     return got.right === c.hash ? undefined : `expected ${show(c.hash)}, got ${show(got.right)}`
@@ -100,7 +99,7 @@ const checkHash = (c: unknown) =>
 /** keys.json: `{seed, public}` or `{seed, valid: false}` (§6.1). */
 const checkKey = (c: unknown) =>
   sync(() => {
-    if (!isObject(c) || typeof c.seed !== "string") return "malformed case"
+    if (!Predicate.isRecord(c) || typeof c.seed !== "string") return "malformed case"
     const got = keyFromSeedText(c.seed)
     if (c.valid === false) return Option.isNone(got) ? undefined : `expected the seed to be refused, got ${got.value}`
     if (Option.isNone(got)) return "seed refused"
@@ -125,7 +124,7 @@ const subjectFor = (verb: Verb, target: string): ProofSubject | undefined => {
  */
 const checkProof = (c: unknown): Effect.Effect<string | undefined> =>
   Effect.gen(function* () {
-    if (!isObject(c) || typeof c.aud !== "string" || typeof c.target !== "string" || typeof c.ts !== "number" || !isVerb(c.verb)) {
+    if (!Predicate.isRecord(c) || typeof c.aud !== "string" || typeof c.target !== "string" || typeof c.ts !== "number" || !isVerb(c.verb)) {
       return "malformed case"
     }
     const subject = subjectFor(c.verb, c.target)
@@ -140,25 +139,25 @@ const checkProof = (c: unknown): Effect.Effect<string | undefined> =>
     if (signed.right.key !== c.key) return `expected key ${show(c.key)}, got ${show(signed.right.key)}`
     if (signed.right.sig !== c.sig) return `expected sig ${show(c.sig)}, got ${show(signed.right.sig)}`
     return undefined
-  }).pipe(Effect.withClock(fixedClock(isObject(c) && typeof c.ts === "number" ? c.ts : 0)))
+  }).pipe(Effect.withClock(fixedClock(Predicate.isRecord(c) && typeof c.ts === "number" ? c.ts : 0)))
 
 /** uses.json: `{quantities: [{quantity, lens}], wellFormed: [{name, uses, valid}]}` (§5.1, §9.2). */
 const checkUses = (json: unknown): Effect.Effect<ReadonlyArray<CaseOutcome>> =>
   Effect.sync(() => {
-    if (!isObject(json) || !Array.isArray(json.quantities) || !Array.isArray(json.wellFormed)) {
+    if (!Predicate.isRecord(json) || !Array.isArray(json.quantities) || !Array.isArray(json.wellFormed)) {
       return [{ name: "(file)", failure: "expected {quantities, wellFormed}" }]
     }
     const out: Array<CaseOutcome> = []
     json.quantities.forEach((c: unknown, i: number) => {
       const name = `quantities #${i}`
-      if (!isObject(c)) return out.push({ name, failure: "malformed case" })
+      if (!Predicate.isRecord(c)) return out.push({ name, failure: "malformed case" })
       if (!isQuantity(c.quantity)) return out.push({ name, failure: `quantity ${show(c.quantity)} refused` })
       const got = formatQuantity(c.quantity)
       out.push({ name: `${name} ${show(c.lens)}`, failure: got === c.lens ? undefined : `expected ${show(c.lens)}, got ${show(got)}` })
     })
     json.wellFormed.forEach((c: unknown, i: number) => {
       const name = `wellFormed ${nameOf(c, i)}`
-      if (!isObject(c) || typeof c.valid !== "boolean") return out.push({ name, failure: "malformed case" })
+      if (!Predicate.isRecord(c) || typeof c.valid !== "boolean") return out.push({ name, failure: "malformed case" })
       const got = isUses(c.uses)
       out.push({ name, failure: got === c.valid ? undefined : `expected valid=${c.valid}, got ${got}` })
     })
@@ -168,7 +167,7 @@ const checkUses = (json: unknown): Effect.Effect<ReadonlyArray<CaseOutcome>> =>
 /** Totals already committed or reserved, from a case's `used: {blockId: {of: quantity}}`. */
 const usedFrom = (used: unknown): TotalsLookup => (blockId, of) =>
   Effect.sync((): Decimal => {
-    const byBlock = isObject(used) && isObject(used[blockId]) ? (used[blockId] as Record<string, unknown>) : {}
+    const byBlock = Predicate.isRecord(used) && Predicate.isRecord(used[blockId]) ? (used[blockId] as Record<string, unknown>) : {}
     const q = Object.prototype.hasOwnProperty.call(byBlock, of) ? byBlock[of] : undefined
     return isQuantity(q) ? quantityValue(q) : decimal(0)
   })
@@ -179,7 +178,7 @@ const usedFrom = (used: unknown): TotalsLookup => (blockId, of) =>
  */
 const checkGrantCase = (c: unknown): Effect.Effect<string | undefined> =>
   Effect.gen(function* () {
-    if (!isObject(c) || !isObject(c.ctx) || !isObject(c.expect) || !Array.isArray(c.trusted) || typeof c.proofKey !== "string") {
+    if (!Predicate.isRecord(c) || !Predicate.isRecord(c.ctx) || !Predicate.isRecord(c.expect) || !Array.isArray(c.trusted) || typeof c.proofKey !== "string") {
       return "malformed case"
     }
     const ctx = c.ctx
@@ -190,7 +189,7 @@ const checkGrantCase = (c: unknown): Effect.Effect<string | undefined> =>
       service: ctx.service,
       verb: ctx.verb,
       capability: ctx.capability,
-      ...(isObject(ctx.proposal) ? { proposal: { ...ctx.proposal, hash: String(ctx.proposal.hash) } } : {})
+      ...(Predicate.isRecord(ctx.proposal) ? { proposal: { ...ctx.proposal, hash: String(ctx.proposal.hash) } } : {})
     }
     const result = yield* Effect.either(
       authorize({ grants: [c.token], proofKey: c.proofKey, trusted: c.trusted as ReadonlyArray<string>, request }, usedFrom(ctx.used)).pipe(
@@ -205,7 +204,7 @@ const checkGrantCase = (c: unknown): Effect.Effect<string | undefined> =>
 
 /** grants.json `consentCode`: `{consent, detail, agent, code}`: encoding gives `code`, decoding gives back the parts. */
 const checkConsentCode = (v: unknown): string | undefined => {
-  if (!isObject(v) || !isObject(v.detail) || typeof v.agent !== "string" || typeof v.code !== "string") return "malformed case"
+  if (!Predicate.isRecord(v) || !Predicate.isRecord(v.detail) || typeof v.agent !== "string" || typeof v.code !== "string") return "malformed case"
   const consent = Schema.decodeUnknownOption(ConsentRequest)(v.consent)
   if (Option.isNone(consent)) return "malformed consent"
   const enc = encodeConsentCode({ consent: consent.value, detail: v.detail, agent: v.agent })
@@ -219,7 +218,7 @@ const checkConsentCode = (v: unknown): string | undefined => {
 
 const checkGrants = (json: unknown): Effect.Effect<ReadonlyArray<CaseOutcome>> =>
   Effect.gen(function* () {
-    if (!isObject(json) || !Array.isArray(json.cases)) return [{ name: "(file)", failure: "expected {cases}" }]
+    if (!Predicate.isRecord(json) || !Array.isArray(json.cases)) return [{ name: "(file)", failure: "expected {cases}" }]
     const out = [...(yield* arrayCases(json.cases, checkGrantCase))]
     if (json.consentCode !== undefined) out.push({ name: "consentCode", failure: checkConsentCode(json.consentCode) })
     return out
@@ -231,8 +230,8 @@ export const checkFile = (file: string, json: unknown): Effect.Effect<FileOutcom
   switch (file) {
     case "canonical.json": return run(arrayCases(json, checkCanonical))
     case "hash.json": return run(arrayCases(json, checkHash))
-    case "keys.json": return run(arrayCases(json, checkKey, (c, i) => `#${i} ${isObject(c) ? String(c.seed) : ""}`))
-    case "proof.json": return run(arrayCases(json, checkProof, (c, i) => `#${i}${isObject(c) && c.valid === false ? " (invalid)" : ""}`))
+    case "keys.json": return run(arrayCases(json, checkKey, (c, i) => `#${i} ${Predicate.isRecord(c) ? String(c.seed) : ""}`))
+    case "proof.json": return run(arrayCases(json, checkProof, (c, i) => `#${i}${Predicate.isRecord(c) && c.valid === false ? " (invalid)" : ""}`))
     case "printable.json": return run(arrayCases(json, (c) => sync(() => checkPrintableCase(c))))
     case "lens.json": return run(arrayCases(json, (c) => sync(() => checkLensCase(c))))
     case "uses.json": return run(checkUses(json))

@@ -11,7 +11,7 @@
 // token must be canonical base64url of the canonical JSON of its blocks, byte for byte, and every
 // key and signature must be canonical base64url (GHSA-8mvj-4xpr-rmqw), so a block has exactly one
 // spelling and one id, and a `total` can't be restarted by re-encoding a signature.
-import { Clock, Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
 import { utf8 } from "../kernel/canonical.js"
 import { verify } from "../kernel/ed25519.js"
@@ -22,6 +22,7 @@ import { canonical, canonicalBytes } from "./canonical.js"
 import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
 import { decodeKey, decodeSignature, encodeKey, encodeSignature, isKey } from "./keys.js"
 import { yeaError, type YeaError } from "./reason.js"
+import { unixSeconds } from "../kernel/clock.js"
 
 export const TOKEN_PREFIX = "pg1."
 
@@ -257,7 +258,6 @@ const signPayload = (p: unknown) =>
     return { p, s: encodeSignature(yield* signer.sign(msg)) }
   })
 
-const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
 export interface RootGrantInput {
   /** The holder (agent) key. */
@@ -277,7 +277,7 @@ export const issueRootGrant = (input: RootGrantInput): Effect.Effect<string, Yea
     yield* checkCaveats(input.caveats)
     const signer = yield* Signer
     const nonce = input.nonce ?? encodeBase64url(yield* (yield* RandomBytes).bytes(16))
-    const p = { caveats: input.caveats, iat: yield* nowSeconds, iss: encodeKey(signer.publicKey), nonce, sub: input.sub }
+    const p = { caveats: input.caveats, iat: yield* unixSeconds, iss: encodeKey(signer.publicKey), nonce, sub: input.sub }
     return yield* encodeToken([yield* signPayload(p)])
   })
 
@@ -299,7 +299,7 @@ export const delegateGrant = (token: string, input: DelegationInput): Effect.Eff
       return yield* Effect.fail(yeaError("unauthorized", "only the grant's holder can delegate it"))
     }
     const last = grant.blocks[grant.blocks.length - 1]
-    const p = { caveats: input.caveats, iat: yield* nowSeconds, prev: last.id, sub: input.sub }
+    const p = { caveats: input.caveats, iat: yield* unixSeconds, prev: last.id, sub: input.sub }
     const block = yield* signPayload(p)
     return yield* encodeToken([...grant.blocks.map((b) => ({ p: b.raw, s: b.s })), block])
   })

@@ -3,7 +3,7 @@
 // A quantity's value is `amount × 10^−scale`. Values are compared and added in bigint after
 // bringing both sides to the larger scale (§6.3 "Values are exact"); no float ever touches them.
 // Names and units are opaque strings matched exactly; nothing is converted.
-import { Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Predicate, Schema } from "effect"
 
 /** §5.1: 1–64 characters of a-z, 0-9, `_`, `.`, `-`, starting with a letter. */
 export const MEASURE_NAME = /^[a-z][a-z0-9_.-]{0,63}$/
@@ -32,14 +32,12 @@ export const Quantity = Schema.Struct({
 }).annotations({ identifier: "Quantity", ...exact })
 export type Quantity = typeof Quantity.Type
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
 
 /** Whether `v` is a well-formed quantity (§5.1). Same rule as the `Quantity` schema, without allocation. */
 export const isQuantity = (v: unknown): v is Quantity => {
-  if (!isObject(v)) return false
+  if (!Predicate.isRecord(v)) return false
   let n = 0
   for (const k in v) {
     if (!has(v, k)) continue
@@ -62,7 +60,7 @@ export const isQuantity = (v: unknown): v is Quantity => {
 
 /** Whether `v` is a well-formed `uses` (§5.1): an object of measure name → quantity. `{}` is fine. */
 export const isUses = (v: unknown): v is Readonly<Record<string, Quantity>> => {
-  if (!isObject(v)) return false
+  if (!Predicate.isRecord(v)) return false
   for (const k of Object.keys(v)) {
     if (!MEASURE_NAME.test(k) || !isQuantity(v[k])) return false
   }

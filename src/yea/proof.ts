@@ -1,13 +1,14 @@
 // Proof of possession (SPEC §6.5): a request that carries grants also carries
 // `proof: {key, ts, sig}`, where `sig` signs utf8(canonical({aud, verb, target, ts})) with the holder
 // key. A leaked grant is useless without it; `ts` bounds replay to ±300 s of the service's clock.
-import { Clock, Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { verify } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
 import { canonicalBytes } from "./canonical.js"
 import { decodeKey, decodeSignature, encodeKey, encodeSignature } from "./keys.js"
 import { yeaError, type YeaError } from "./reason.js"
 import type { Verb } from "./verb.js"
+import { unixSeconds } from "../kernel/clock.js"
 
 /** §6.5: services MUST reject proofs with |now − ts| > 300. */
 export const PROOF_WINDOW_SECONDS = 300
@@ -71,7 +72,7 @@ export const proofMessage = (aud: string, verb: Verb, target: string, ts: number
 export const signProof = (aud: string, subject: ProofSubject): Effect.Effect<Proof, YeaError, Signer> =>
   Effect.gen(function* () {
     const signer = yield* Signer
-    const ts = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const ts = yield* unixSeconds
     const msg = proofMessage(aud, subject.verb, proofTarget(subject), ts)
     if (Either.isLeft(msg)) return yield* Effect.fail(yeaError("invalid_params", `proof message: ${msg.left.message}`))
     const sig = yield* signer.sign(msg.right)
@@ -108,7 +109,7 @@ export const verifyProof = (
     const sigBytes = decodeSignature(sig)
     if (Option.isNone(sigBytes)) return yield* Effect.fail(unauthorized("proof.sig is not a canonical 64-byte base64url signature", "proof.sig"))
     // §6.5: |now − ts| ≤ 300, against the service's clock. Checked before the signature (cheap first).
-    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const now = yield* unixSeconds
     if (Math.abs(now - ts) > PROOF_WINDOW_SECONDS) {
       return yield* Effect.fail(unauthorized(`proof.ts is ${now - ts} s from now (allowed ±${PROOF_WINDOW_SECONDS})`, "proof.ts"))
     }

@@ -17,7 +17,7 @@
 // checked; the demo fails (exit 1) when one does not hold. The executors use their real clocks;
 // the expired case uses a writ whose `exp` is already past, so nothing sleeps.
 import { FileSystem } from "@effect/platform"
-import { Clock, Duration, Effect, Either, Fiber, Layer, Option } from "effect"
+import { Duration, Effect, Either, Fiber, Layer, Option } from "effect"
 import { createServer } from "node:net"
 import { resolve } from "node:path"
 import { fetchWellKnown, postWrit } from "../../bind/writ-http/client.js"
@@ -30,6 +30,7 @@ import { auditLine, readAudit } from "../writ-audit.js"
 import { freshId, signAnything } from "./forge.js"
 import { repoRoot, startExecutor } from "./procs.js"
 import { Transcript } from "./transcript.js"
+import { unixSeconds } from "../../kernel/clock.js"
 
 export interface DemoOptions {
   /** Where everything is written (default `out`, gitignored). */
@@ -38,7 +39,6 @@ export interface DemoOptions {
   readonly cHandler?: string
 }
 
-const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
 const freePort = Effect.async<number>((resume) => {
   const s = createServer()
@@ -157,7 +157,7 @@ const demo = (t: Transcript, out: string, cHandler?: string) =>
 
     // ---------------------------------------------------------------------------------------
     yield* t.step("2. A issues writ_1 to B (section 2)")
-    const now0 = yield* nowSeconds
+    const now0 = yield* unixSeconds
     const bookingBounds: Writ.Bounds = {
       act: { t: "prefix", v: "travel" },
       amount: { t: "max", v: 60000 },
@@ -291,7 +291,7 @@ const demo = (t: Transcript, out: string, cHandler?: string) =>
 
     // 6.6 An expired writ.
     yield* t.log("  6.6 use an expired writ: writ_e expired ten seconds ago")
-    const nowE = yield* nowSeconds
+    const nowE = yield* unixSeconds
     const we = yield* asA(Writ.issueRoot({ hld: B, bnd: bookingBounds, exp: nowE - 10 }))
     yield* t.save("writ_e", we.writ as unknown as Json)
     const expCall = yield* asA(Writ.makeCall({ chain: we.chain, op: "travel/book", args: bookArgs }))

@@ -4,7 +4,7 @@
 // outside its stores. Every read and write goes through the MemoryJournal shared with the memory
 // Reservations, so one `Atomic.transaction` covers the call store and the count and total
 // consumption together, and a failed step is undone write by write (no half-state).
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, String as Str } from "effect"
 import type { Atomic } from "../../accounting/reservations.js"
 import { storeError } from "../../accounting/store-error.js"
 import { Reservations } from "../../accounting/reservations.js"
@@ -32,8 +32,7 @@ import * as MemoryAtomic from "./atomic.js"
 import { MemoryJournal, type MemoryJournalService } from "./atomic.js"
 import { layerWithJournal as reservationsWithJournal } from "./reservations.js"
 
-const ascii = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-const byAccThenId = (a: HeldTally, b: HeldTally): number => a.acc - b.acc || ascii(a.tally, b.tally)
+const byAccThenId = (a: HeldTally, b: HeldTally): number => a.acc - b.acc || Str.Order(a.tally, b.tally)
 
 /** Sets `map[key]` to `value` as one journaled write (undone by restoring what was there). */
 // Each write reads what it replaces when it runs (not when the Effect is built), so its undo
@@ -175,7 +174,7 @@ export const makeAckStore = (journal: MemoryJournalService) => {
       )),
     forRevoke: (revoke) =>
       journal.transaction(Effect.sync(() =>
-        [...acks.values()].filter((k) => k.revoke === revoke).sort((a, b) => ascii(a.ack, b.ack))
+        [...acks.values()].filter((k) => k.revoke === revoke).sort((a, b) => Str.Order(a.ack, b.ack))
       ))
   })
 }

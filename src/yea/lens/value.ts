@@ -5,11 +5,12 @@
  * untrusted services, already parsed) and never throws. Values that JSON cannot carry (undefined,
  * functions, bigints) render as `-`, like `null`.
  */
+import { Predicate } from "effect"
 import { printable } from "./printable.js"
 
 export type Obj = { readonly [k: string]: unknown }
 
-export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
+export const isObject: (v: unknown) => v is Obj = Predicate.isRecord
 
 /** A scalar in the sense of §9.1: null, a boolean, a number or a string (anything not a container). */
 export const isScalar = (v: unknown): boolean => typeof v !== "object" || v === null
