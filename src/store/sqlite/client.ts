@@ -60,7 +60,7 @@ const inMemory = (filename: string) => filename === "" || filename === ":memory:
 /** Creates the store file with mode 0600 if it does not exist yet (an existing file is left as it is). */
 const createPrivate = (filename: string): Effect.Effect<void, StoreError> =>
   inMemory(filename) ? Effect.void : Effect.try({
-    try: () => closeSync(openSync(filename, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)),
+    try: () => closeSync(openSync(filename, constants.O_RDWR | constants.O_CREAT, 0o600)),
     catch: storeError("sqlite.open", filename)
   })
 
