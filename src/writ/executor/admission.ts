@@ -3,7 +3,7 @@
 //   3-6  verifier and executor policy: a failure is a signed `failed` tally, returned, not stored
 //   7-10 under the admission lock, so that they are atomic with each other and with recording a
 //        revoke; step 10's consumption and step 9's pending entry are one `Atomic` store step
-import { Deferred, Effect, Either, Option } from "effect"
+import { Deferred, Effect, Either, Option, String as Str } from "effect"
 import { LimitExhausted, type LimitSpec } from "../../accounting/reservations.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import {
@@ -22,7 +22,8 @@ import type { CheckedWrit } from "../writ.js"
 import type { CallAnswer } from "./answers.js"
 import { audit, auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
 import { type ExecutorCode, type Peer, STORE_UNAVAILABLE } from "./services.js"
-import { ascii, type AuditBase, type ExecutorEnv, nowSeconds, signWith, unsavedCovers } from "./state.js"
+import { unixSeconds } from "../../kernel/clock.js"
+import { type AuditBase, type ExecutorEnv, signWith, unsavedCovers } from "./state.js"
 import type { AcceptedCall } from "./stores.js"
 import { signPending, signRefusal } from "./tally-sign.js"
 
@@ -62,7 +63,7 @@ export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): A
     // A writ with several `count` bounds is limited by the smallest; its entry is incremented once.
     const cs = Object.values(bnd).filter((b) => b.t === "count").map((b) => b.v as number)
     if (cs.length > 0) counts.push({ key: `writ/count/${w.id}`, limit: BigInt(Math.min(...cs)), amount: 1n })
-    for (const name of Object.keys(bnd).sort(ascii)) {
+    for (const name of Object.keys(bnd).sort(Str.Order)) {
       const b = bnd[name]
       if (b.t !== "total") continue
       // Present and within the leaf's value: section 4 step 4 puts it on the leaf, step 8 checked it.
@@ -78,7 +79,7 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
   Effect.gen(function*() {
     const { state } = env
     const sign = signWith(env)
-    const now = yield* nowSeconds
+    const now = yield* unixSeconds
     const peerName = peerNameOf(peer)
     // Step 1: section 6.1 steps 1 to 5 on the call (unsigned error).
     const checkedE = yield* checkCall(input).pipe(Effect.either)

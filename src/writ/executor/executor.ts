@@ -19,7 +19,8 @@ import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
 import { revoke } from "./revocation.js"
 import { Peer } from "./services.js"
-import { type ExecutorEnv, type ExecutorRequirements, makeEnv, nowSeconds } from "./state.js"
+import { unixSeconds } from "../../kernel/clock.js"
+import { type ExecutorEnv, type ExecutorRequirements, makeEnv } from "./state.js"
 import type { AuditEntry, StoreError } from "./stores.js"
 
 export * from "./answers.js"
@@ -79,7 +80,7 @@ export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequire
     call: (input, peer) => call(env, input, peer),
     revoke: (input, peer) => revoke(env, input, peer),
     refused: (kind, reason, peer = Peer.none) =>
-      Effect.flatMap(nowSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
+      Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
     recover: recover(env)
   })
 )

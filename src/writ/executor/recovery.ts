@@ -5,7 +5,8 @@ import { Effect, Option } from "effect"
 import { audit } from "./audit.js"
 import { finish } from "./finish.js"
 import type { Outcome } from "./services.js"
-import { type ExecutorEnv, nowSeconds } from "./state.js"
+import { unixSeconds } from "../../kernel/clock.js"
+import { type ExecutorEnv } from "./state.js"
 import { StoreError } from "./stores.js"
 import { identity } from "./tally-sign.js"
 
@@ -24,7 +25,7 @@ export const recover = (env: ExecutorEnv): Effect.Effect<number, StoreError> =>
       const answer = yield* finish(env, p, outcome, Effect.void)
       // The call's audit entry: the crash lost the one it would have had when answered (9.3).
       yield* audit(env, {
-        time: yield* nowSeconds, kind: "call", identity: p.call, unparsed: null, principal: null, peer: null,
+        time: yield* unixSeconds, kind: "call", identity: p.call, unparsed: null, principal: null, peer: null,
         root: null, leaf: p.leaf, op: p.op, outcome: answer._tag === "tally" ? String(answer.tally.st) : "error",
         reason: outcome.st === "ok" ? null : (outcome.code ?? null),
         signed: answer._tag === "tally" ? identity(answer.tally) : null

@@ -2,7 +2,7 @@
 // 11 of every forward call, stops the running operations it covers, is answered with the pending
 // tallies of the calls still open and a signed ack, and is forwarded to the holders of the writs
 // this executor issued under the revoked writ, whose acks are relayed when they verify.
-import { Deferred, Effect, Either, Option } from "effect"
+import { Deferred, Effect, Either, Option, String as Str } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import { ackSpec } from "../ack.js"
 import { verifyRevoke } from "../revoke.js"
@@ -10,7 +10,8 @@ import { checkObject, checkSignature, type ObjectInput } from "../verify.js"
 import type { RevokeAnswer } from "./answers.js"
 import { audit, auditUnidentified, peerNameOf } from "./audit.js"
 import { type AckWithBody, Peer, STORE_UNAVAILABLE } from "./services.js"
-import { ascii, type ExecutorEnv, nowSeconds, signWith } from "./state.js"
+import { unixSeconds } from "../../kernel/clock.js"
+import { type ExecutorEnv, signWith } from "./state.js"
 import { hashOf, identity, signAck, signPending } from "./tally-sign.js"
 
 /** Section 9.4 step 4: the body is an object whose `held` and `open` are arrays. */
@@ -37,7 +38,7 @@ export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.n
   Effect.gen(function*() {
     const { state } = env
     const sign = signWith(env)
-    const now = yield* nowSeconds
+    const now = yield* unixSeconds
     const peerName = peerNameOf(peer)
     // Section 9.1 steps 1 to 4, in order; an invalid revoke is not recorded and changes nothing.
     const verified = yield* verifyRevoke(input).pipe(Effect.either)
@@ -79,9 +80,9 @@ export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.n
       }
       const open = stored.right.pending
         .filter((p) => !p.standing && covers(p.chain, p.issuers))
-        .sort((x, y) => ascii(x.call, y.call))
+        .sort((x, y) => Str.Order(x.call, y.call))
       const held = [...stored.right.held]
-        .sort((x, y) => ascii(x.call, y.call) || ascii(x.tally, y.tally))
+        .sort((x, y) => Str.Order(x.call, y.call) || Str.Order(x.tally, y.tally))
         .map((h) => ({ call: h.call, tally: h.tally }))
       const body: JsonObject = { held, open: open.map((p) => p.call) }
       const ack = yield* sign(signAck(r.id, env.did, now, body))

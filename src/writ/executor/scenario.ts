@@ -5,7 +5,7 @@
 // Answers compare by canonical form (section 1.2).
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Option, ParseResult, Schema, Scope } from "effect"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
-import { type Json, type JsonObject, parseJson } from "../../kernel/json.js"
+import { isJsonObject, type Json, type JsonObject, parseJson } from "../../kernel/json.js"
 import { Signer } from "../../kernel/services.js"
 import { canonicalText, identity } from "../sign.js"
 import { Received } from "../verify.js"
@@ -124,7 +124,6 @@ const WAIT_SECONDS = 3
 /** How long any step may take before the runner reports it and moves on. */
 const STEP_TIMEOUT_SECONDS = 60
 
-const isObject = (v: Json): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v)
 
 const hexBytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g)!.map((h) => parseInt(h, 16)))
 
@@ -249,7 +248,7 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
           const fiber = yield* Effect.forkDaemon(withTime(executor.call(new Received(bytes.value), peer)))
           // In flight: the application holds it, or it was accepted and waits (a sys/undo behind a
           // running reversal of the same tally, section 8.1) past a generous quiet period.
-          const callId = isObject(step.call) ? identity(step.call) : ""
+          const callId = isJsonObject(step.call) ? identity(step.call) : ""
           const raced = yield* guarded(index, Effect.raceAll([
             Effect.map(Fiber.join(fiber), (answer) => ({ _tag: "answer" as const, answer })),
             Effect.map(Deferred.await(entered), (callId) => ({ _tag: "held" as const, callId })),

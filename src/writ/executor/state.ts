@@ -3,7 +3,7 @@
 // 14.1 says: the admission lock, the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
 // calls that delegated, and the audit fields of accepted calls waiting for their final tally.
-import { Clock, Context, Deferred, Effect } from "effect"
+import { Context, Deferred, Effect } from "effect"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import { Signer } from "../../kernel/services.js"
@@ -124,9 +124,3 @@ export const signWith = (env: ExecutorEnv) => <A>(self: Effect.Effect<A, never, 
 /** Section 9: a revoke that could not be persisted is still honored while the process runs. */
 export const unsavedCovers = (env: ExecutorEnv, chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
   env.state.unsaved.some((r) => (r.writ === "*" ? issuers.includes(r.iss) : chain.includes(r.writ)))
-
-/** The executor's clock in whole Unix seconds. */
-export const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
-
-/** Comparison of strings as ASCII bytes (section 8.2, 9.4 orders). */
-export const ascii = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
