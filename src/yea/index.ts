@@ -7,6 +7,8 @@
 // Measures       measure.ts   `uses` quantities as exact decimals (section 5.1)
 // Lens, budgets  lens/        section 9 renderings, section 8 estimate, fitting and EXPAND
 // Frames         frame.ts ndjson.ts   §2 frames, one Schema per verb and reply kind; NDJSON lines
+// Runtime        state.ts (stores) params.ts (§4.1.1) service/ (the service side) client.ts inproc.ts
+// Examples       examples/   the calendar and the shop of the demo and the benchmarks
 // Conformance    conformance.ts   `mandate yea conformance DIR`
 export * from "./reason.js"
 export * from "./canonical.js"
@@ -23,4 +25,10 @@ export * from "./measure.js"
 export * from "./conformance.js"
 export * from "./frame.js"
 export * from "./ndjson.js"
+export * from "./state.js"
+export * from "./params.js"
+export * from "./service/index.js"
+export * from "./client.js"
+export * from "./inproc.js"
+export * as Examples from "./examples/index.js"
 export * as Lens from "./lens/index.js"

@@ -1,0 +1,201 @@
+// COMMIT (SPEC §4.4), its use by auto-commit (§4.3.1), and UNDO (§4.5).
+//
+// A commit is claimed and its `total` limits reserved in ONE atomic step (§6.3 "atomically with the
+// check and before executing"): two concurrent commits of one proposal cannot both run, and two
+// commits under one `total` cannot together exceed it. The claim names the runtime instance that
+// made it, so a claim left pending by a killed process is known to be interrupted: it is never run
+// again, and its replay is refused rather than answered with a second effect.
+import { Effect, Option } from "effect"
+import { Atomic, Reservations } from "../../accounting/reservations.js"
+import { reserveTotals } from "../authorize.js"
+import type { TotalDraw } from "../caveat.js"
+import { consentRequestFor } from "../consent.js"
+import type { CommitFrame, UndoFrame } from "../frame.js"
+import type { VerifiedProof } from "../proof.js"
+import { yeaError, type YeaError } from "../reason.js"
+import { type Receipt, undoRequest } from "../receipt.js"
+import { type CommitRecord, type ProposalRecord, YeaCommits, YeaProposals } from "../state.js"
+import type { CommitContext, IntentSpec } from "./define.js"
+import { authorizeGrants, type Env, newId, nowSeconds, type Request, type StateContext, storeFailure } from "./env.js"
+
+const reservationId = (env: Env, proposal: string) => `yea/commit/${env.spec.id}/${proposal}`
+
+const intentOf = (env: Env, capability: string): Effect.Effect<IntentSpec<unknown>, YeaError> => {
+  const c = Object.prototype.hasOwnProperty.call(env.spec.capabilities, capability) ? env.spec.capabilities[capability] : undefined
+  return c !== undefined && c.kind === "intent" ? Effect.succeed(c) : Effect.fail(yeaError("unknown_capability", `no intent capability ${capability}`))
+}
+
+/** What to answer for an existing commit record: the original receipt, or why there is none. */
+const existing = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaError> =>
+  rec.state === "done" && rec.receipt !== undefined
+    ? Effect.succeed(rec.receipt)
+    : rec.owner === env.owner
+      ? Effect.fail(yeaError("unavailable", "this proposal is being committed", { retry: 1 }))
+      : Effect.fail(yeaError("conflict", "this commit was interrupted and its outcome is unknown; it will not run again"))
+
+/**
+ * Runs an authorized commit: claim and reserve atomically, execute the capability's commit, write
+ * the receipt, settle the reservation (committed on success, released on failure, §6.3).
+ */
+export const runCommit = (
+  env: Env,
+  req: Request,
+  record: ProposalRecord,
+  who: { readonly requester: string; readonly principal: string },
+  draws: ReadonlyArray<TotalDraw>
+): Effect.Effect<{ readonly receipt: Receipt; readonly replay: boolean }, YeaError, StateContext> =>
+  Effect.gen(function* () {
+    const commits = yield* YeaCommits
+    const atomic = yield* Atomic
+    const reservations = yield* Reservations
+    const p = record.proposal
+    const cap = yield* intentOf(env, p.capability)
+    const rid = reservationId(env, p.id)
+    const prior = yield* atomic
+      .transaction(
+        Effect.gen(function* () {
+          const prior = yield* commits.claim({ proposal: p.id, state: "pending", owner: env.owner, ...who, action: record.action })
+          if (Option.isNone(prior)) yield* reserveTotals(rid, draws)
+          return prior
+        })
+      )
+      .pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+    if (Option.isSome(prior)) return { receipt: yield* existing(env, prior.value), replay: true }
+    const now = yield* nowSeconds
+    const ctx: CommitContext = { proposal: p.id, requester: who.requester, principal: who.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
+    const result = yield* env.provide(cap.commit(record.action, ctx)).pipe(
+      Effect.onError(() =>
+        // Nothing happened: give the reservation back and drop the claim, so it may be committed again.
+        Effect.zipRight(Effect.ignore(reservations.settleFailure(rid)), Effect.ignore(commits.abandon(p.id)))
+      )
+    )
+    const receipt: Receipt = {
+      id: yield* newId("r_"),
+      proposal: p.id,
+      capability: p.capability,
+      summary: p.summary,
+      at: now,
+      effects: p.effects,
+      undo: p.undo === null ? null : { until: now + p.undo.window },
+      ...(p.uses !== undefined ? { uses: p.uses } : {}),
+      ...(result !== undefined ? { result } : {})
+    }
+    yield* commits.complete(p.id, receipt).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+    // A failed settle leaves the hold counted as used: conservative, never over the limit.
+    if (draws.length > 0) yield* Effect.ignore(reservations.commit(rid))
+    return { receipt, replay: false }
+  })
+
+/** COMMIT (§4.4). */
+export const commit = (env: Env, req: Request & { readonly frame: CommitFrame }) =>
+  Effect.gen(function* () {
+    const { frame } = req
+    // §3: COMMIT requires grants and proof (verified at dispatch).
+    if (Option.isNone(req.proof) || (frame.grants ?? []).length === 0) {
+      return yield* Effect.fail(yeaError("unauthorized", "COMMIT needs grants and a proof (§3)"))
+    }
+    const proof = req.proof.value
+    const record = yield* Effect.flatMap(YeaProposals, (s) => s.get(frame.proposal)).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))),
+      Effect.flatten,
+      Effect.catchTag("NoSuchElementException", () => Effect.fail(yeaError("not_found", `no proposal ${frame.proposal}`)))
+    )
+    // §4.4 "Who may commit": only the key whose verified proof was on the INTENT.
+    if (record.requester === undefined) return yield* Effect.fail(yeaError("forbidden", "a proposal from an INTENT without a proof can't be committed"))
+    if (record.requester !== proof.key) return yield* Effect.fail(yeaError("forbidden", "this proposal was made for another agent"))
+    // §4.4: the hash must match; `conflict` never says what it should have been.
+    if (record.proposal.hash !== frame.hash) return yield* Effect.fail(yeaError("conflict", "the proposal changed since it was shown; run INTENT again"))
+    const request = { service: env.spec.id, verb: "COMMIT" as const, capability: record.proposal.capability }
+    const proposal = { hash: record.proposal.hash, risk: record.proposal.risk, uses: record.proposal.uses }
+    // Idempotency: a committed proposal answers its receipt, authorized like the commit without limits.
+    const prior = yield* Effect.flatMap(YeaCommits, (s) => s.byProposal(record.proposal.id)).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+    if (Option.isSome(prior)) {
+      if (prior.value.requester !== proof.key) return yield* Effect.fail(yeaError("forbidden", "this proposal was committed by another agent"))
+      yield* authorizeGrants(env, frame, proof, { ...request, proposal, replay: true }, { principal: prior.value.principal })
+      return { receipt: yield* existing(env, prior.value), replay: true }
+    }
+    const now = yield* nowSeconds
+    if (now >= record.proposal.expires) return yield* Effect.fail(yeaError("expired", "the proposal has expired; run INTENT again"))
+    const auth = yield* authorizeGrants(env, frame, proof, { ...request, proposal }, {
+      ...(record.principal !== undefined ? { principal: record.principal } : {}),
+      consentFor: (principal) => consentRequestFor(record.proposal, env.spec.id, principal)
+    })
+    return yield* runCommit(env, req, record, { requester: proof.key, principal: auth.grant.principal }, auth.draws)
+  })
+
+/**
+ * Auto-commit of the first proposal (§4.3.1): only when a grant authorizes its COMMIT outright and
+ * it is undoable. None means "reply as without auto".
+ */
+export const tryAutoCommit = (env: Env, req: Request, record: ProposalRecord, proof: VerifiedProof) =>
+  Effect.gen(function* () {
+    if (record.proposal.undo === null) return Option.none()
+    const p = record.proposal
+    const auth = yield* Effect.option(
+      authorizeGrants(env, req.frame, proof, { service: env.spec.id, verb: "COMMIT", capability: p.capability, proposal: { hash: p.hash, risk: p.risk, uses: p.uses } }, {
+        ...(record.principal !== undefined ? { principal: record.principal } : {})
+      })
+    )
+    if (Option.isNone(auth)) return Option.none()
+    // A concurrent commit may take the last of a `total` between check and reserve: then the
+    // reservation refuses (consent_required) and the reply is the proposals, as without auto.
+    const done = yield* runCommit(env, req, record, { requester: proof.key, principal: auth.value.grant.principal }, auth.value.draws).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf((e) => e.reason === "consent_required" || e.reason === "forbidden", () => Effect.succeed(Option.none()))
+    )
+    return done
+  })
+
+/** UNDO (§4.5): same principal as the commit, within the window; a repeat answers the original reversal. */
+export const undo = (env: Env, req: Request & { readonly frame: UndoFrame }) =>
+  Effect.gen(function* () {
+    const { frame } = req
+    if (Option.isNone(req.proof) || (frame.grants ?? []).length === 0) {
+      return yield* Effect.fail(yeaError("unauthorized", "UNDO needs grants and a proof (§3)"))
+    }
+    const proof = req.proof.value
+    const commits = yield* YeaCommits
+    const rec = yield* commits.byReceipt(frame.receipt).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))),
+      Effect.flatten,
+      Effect.catchTag("NoSuchElementException", () => Effect.fail(yeaError("not_found", `no receipt ${frame.receipt}`)))
+    )
+    const receipt = rec.receipt!
+    // §4.5, §6.3: `can` against the receipt's capability, a grant of the commit's principal.
+    yield* authorizeGrants(env, frame, proof, undoRequest(receipt, env.spec.id), { principal: rec.principal })
+    if (rec.undo !== undefined) {
+      if (rec.undo.state === "done" && rec.undo.receipt !== undefined) return { receipt: rec.undo.receipt, replay: true }
+      return yield* Effect.fail(
+        rec.undo.owner === env.owner
+          ? yeaError("unavailable", "this receipt is being undone", { retry: 1 })
+          : yeaError("conflict", "this undo was interrupted and its outcome is unknown; it will not run again")
+      )
+    }
+    const now = yield* nowSeconds
+    if (receipt.undo === null) return yield* Effect.fail(yeaError("expired", "this action cannot be undone"))
+    if (now >= receipt.undo.until) return yield* Effect.fail(yeaError("expired", "the undo window has closed"))
+    const cap = yield* intentOf(env, receipt.capability)
+    if (cap.undo === undefined) return yield* Effect.fail(yeaError("expired", "this action cannot be undone"))
+    // The claim re-checks whether an undo already ran or finished (design.md security review).
+    const claimed = yield* commits.claimUndo(rec.proposal, env.owner).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+    if (Option.isSome(claimed)) {
+      const u = claimed.value.undo
+      if (u?.state === "done" && u.receipt !== undefined) return { receipt: u.receipt, replay: true }
+      return yield* Effect.fail(yeaError("unavailable", "this receipt is being undone", { retry: 1 }))
+    }
+    const ctx: CommitContext = { proposal: rec.proposal, requester: proof.key, principal: rec.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
+    const result = yield* env.provide(cap.undo(rec.action, receipt.result, ctx)).pipe(Effect.onError(() => Effect.ignore(commits.abandonUndo(rec.proposal))))
+    const reversal: Receipt = {
+      id: yield* newId("r_"),
+      proposal: rec.proposal,
+      capability: receipt.capability,
+      summary: `Undo: ${receipt.summary}`,
+      at: now,
+      effects: [],
+      undo: null,
+      undoes: receipt.id,
+      ...(result !== undefined ? { result } : {})
+    }
+    yield* commits.completeUndo(rec.proposal, reversal).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+    return { receipt: reversal, replay: false }
+  })

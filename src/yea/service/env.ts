@@ -1,0 +1,70 @@
+// What every verb of the service runtime shares: the declared service, the stores, and the request's
+// verified identity. Built once per runtime (runtime.ts); the verb modules only read it.
+import { Clock, Effect, Option } from "effect"
+import type { Atomic, Reservations } from "../../accounting/reservations.js"
+import { encodeBase64url } from "../../kernel/base64url.js"
+import { RandomBytes } from "../../kernel/services.js"
+import { authorizeWithReservations, type AuthorizeRequest, type Authorized } from "../authorize.js"
+import type { EventFrame, RequestFrame } from "../frame.js"
+import { subjectOfFrame, verifyProof, type VerifiedProof } from "../proof.js"
+import { yeaError, type YeaError, type ConsentRequest } from "../reason.js"
+import type { YeaAutoMemory, YeaCommits, YeaHandles, YeaProposals } from "../state.js"
+import type { ServiceSpec } from "./define.js"
+
+export type StateContext = YeaProposals | YeaCommits | YeaAutoMemory | YeaHandles | Reservations | Atomic | RandomBytes
+
+export interface Env {
+  readonly spec: ServiceSpec<unknown>
+  /** This runtime instance: a pending commit claimed by another instance was interrupted. */
+  readonly owner: string
+  /** Runs a handler effect with the context captured when the service was made. */
+  readonly provide: <A, E>(eff: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+}
+
+export const nowSeconds: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
+/** `prefix` and 72 random bits in base64url (ids of proposals, receipts, replies). */
+export const newId = (prefix: string): Effect.Effect<string, never, RandomBytes> =>
+  Effect.flatMap(RandomBytes, (r) => Effect.map(r.bytes(9), (b) => prefix + encodeBase64url(b)))
+
+/** The request as the runtime sees it once its proof (if any) has been verified. */
+export interface Request {
+  readonly frame: RequestFrame
+  readonly proof: Option.Option<VerifiedProof>
+  readonly emit: (event: Omit<EventFrame, "yea" | "id" | "re">) => Effect.Effect<void>
+}
+
+/** §6.5: verifies the frame's proof when it carries one; a frame with grants must carry one (§3). */
+export const verifyRequestProof = (env: Env, frame: RequestFrame): Effect.Effect<Option.Option<VerifiedProof>, YeaError> =>
+  Effect.gen(function* () {
+    const grants = frame.grants ?? []
+    if (frame.proof === undefined) {
+      if (grants.length > 0) return yield* Effect.fail(yeaError("unauthorized", "grants need a proof of possession (§6.5)", { path: "proof" }))
+      return Option.none()
+    }
+    const subject = subjectOfFrame(frame as unknown as Record<string, unknown>)
+    if (Option.isNone(subject)) return yield* Effect.fail(yeaError("unauthorized", "this verb carries no proof", { path: "proof" }))
+    return Option.some(yield* verifyProof(frame.proof, env.spec.id, subject.value))
+  })
+
+/**
+ * Authorizes `request` with the frame's grants (§6.4, §6.6). `principal` binds the grant to a
+ * principal (§4.4, §4.5).
+ */
+export const authorizeGrants = (
+  env: Env,
+  frame: RequestFrame,
+  proof: VerifiedProof,
+  request: AuthorizeRequest,
+  extra: { readonly principal?: string; readonly consentFor?: (principal: string) => ConsentRequest } = {}
+): Effect.Effect<Authorized, YeaError, Reservations> =>
+  authorizeWithReservations({
+    grants: frame.grants ?? [],
+    proofKey: proof.key,
+    trusted: env.spec.trust,
+    request,
+    ...extra
+  })
+
+/** Maps a store failure to `unavailable` (§7): the request may be retried. */
+export const storeFailure = (e: { readonly message: string }): YeaError => yeaError("unavailable", `store: ${e.message}`, { retry: 1 })
