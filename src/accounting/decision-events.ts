@@ -1,0 +1,58 @@
+// The decision events every protocol publishes (issue 9 item 9: "one ledger for all three
+// protocols"). A protocol never imports the ledger (DESIGN.md): Writ's executor and the YEA runtime
+// publish what they allowed, refused and spent to this service, and the decision ledger provides a
+// Layer that subscribes (src/ledger/subscriber.ts) and writes each event as a ledger line. The
+// default Layer drops them, so a protocol runs unchanged with no ledger configured.
+import { Context, Effect, Layer, Schema } from "effect"
+
+/** Which protocol decided. */
+export const DecisionProtocol = Schema.Literal("writ", "yea", "ledger")
+export type DecisionProtocol = typeof DecisionProtocol.Type
+
+/**
+ * What happened:
+ * - writ: `accepted` (a call passed section 7 and runs), `refused` (with its section reason code),
+ *   `consumed` (count/total drawn at acceptance, in `amounts`);
+ * - yea: `proposal` (a proposal was presented), `consent_required`, `commit`, `undo`,
+ *   `uses_spent` (a grant's `uses` or totals drawn, in `amounts`), `refused`.
+ */
+export const DecisionKind = Schema.Literal("accepted", "refused", "consumed", "proposal", "consent_required", "commit", "undo", "uses_spent")
+export type DecisionKind = typeof DecisionKind.Type
+
+const Ident = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:@/+=#-]{1,256}$/))
+
+/** An amount drawn on a limit: `name` (e.g. `count`, `total:usd`), exact decimal `amount`. */
+export const DecisionAmount = Schema.Struct({
+  name: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:-]{1,64}$/)),
+  amount: Schema.String.pipe(Schema.pattern(/^-?[0-9]{1,40}(\.[0-9]{1,18})?$/))
+})
+export type DecisionAmount = typeof DecisionAmount.Type
+
+export const ProtocolDecision = Schema.Struct({
+  protocol: DecisionProtocol,
+  kind: DecisionKind,
+  /** Who the decision was for: a did:key, a principal id. */
+  principal: Ident,
+  /** What it was about: a call id, a writ hash, a proposal hash, a grant id. */
+  subject: Ident,
+  /** The operation or capability, e.g. `book`, `pay.card`. */
+  operation: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:/-]{1,128}$/))),
+  /** The protocol's own reason code for a refusal (a member of its closed union). */
+  reason: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/))),
+  amounts: Schema.optional(Schema.Array(DecisionAmount).pipe(Schema.maxItems(32)))
+}).annotations({ identifier: "ProtocolDecision" })
+export type ProtocolDecision = typeof ProtocolDecision.Type
+
+export interface DecisionEventsService {
+  /** Records one decision. Never fails the protocol's own work: a sink's failure is its own to log. */
+  readonly publish: (event: ProtocolDecision) => Effect.Effect<void>
+}
+
+export class DecisionEvents extends Context.Tag("mandate/DecisionEvents")<DecisionEvents, DecisionEventsService>() {
+  /** No ledger: every event is dropped. */
+  static readonly none: Layer.Layer<DecisionEvents> = Layer.succeed(DecisionEvents, { publish: () => Effect.void })
+}
+
+/** Publishes through the DecisionEvents in context, or drops the event when none is provided. */
+export const publishDecision = (event: ProtocolDecision): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(DecisionEvents), (o) => (o._tag === "Some" ? o.value.publish(event) : Effect.void))

@@ -1,0 +1,261 @@
+// The guard (issue 9 item 2; seed "Reservation and settlement"): decide, reserve, run (or not),
+// settle, record. `guard(action, run)`:
+//   1. the policy's recommendation: its verdicts, then one atomic reserve of every draw through
+//      accounting's Reservations (the same step writes the action, decision and reservation lines);
+//   2. the mode applies it: enforce refuses what was not recommended (ActionDenied, or
+//      DirectiveIssued for an extension directive); shadow and recommend run everything, reserving
+//      the same draws with their limits lifted, so spend is still accounted (seed: "every proposed
+//      action is applied, but the recommendation is preserved");
+//   3. the run's exit settles the reservation: success commits the actual usage (replacing the
+//      estimate), GuardAbort releases everything (no external spend), any other failure or an
+//      interruption keeps the measured spend or, unmeasured, the whole estimate (conservative);
+//      the dedup unit is given back on failure, so a failed action is never a completed duplicate.
+// Every reservation gets its own identity (a random nonce), so concurrent semantic duplicates in a
+// non-blocking mode never share one (seed: "so Shadow Mode does not alter agent behavior").
+import { Effect, Exit, Cause, Option, Schema } from "effect"
+import { Atomic, type LimitSpec, Reservations } from "../accounting/reservations.js"
+import type { StoreError } from "../accounting/store-error.js"
+import { encodeBase64url, Random } from "../kernel/index.js"
+import { Action, type Cost, Decision, type Directive, type Mode, type TokenUsage } from "./model.js"
+import { fingerprint } from "./fingerprint.js"
+import type { Draw, Policy } from "./policy.js"
+import { type DecisionReason, ledgerError, LedgerError } from "./reason.js"
+import { fromNanos, toNanos } from "./usd.js"
+import { ValueEstimator } from "./value.js"
+import { LedgerWriter } from "./writer.js"
+import { type NegotiatedCapabilities, requireMode } from "./capability.js"
+import type { EventBody } from "./events.js"
+
+/** What a guarded run reports: its value and what it actually cost. */
+export interface RunResult<A> {
+  readonly value: A
+  readonly actual: Cost
+  readonly tokens?: TokenUsage
+}
+
+/** A run fails with this to say it stopped before any external spend: the reservation is released. */
+export class GuardAbort extends Schema.TaggedError<GuardAbort>()("GuardAbort", { detail: Schema.String }) {}
+
+/** Enforce mode refused the action; nothing ran and nothing stays reserved. */
+export class ActionDenied extends Schema.TaggedError<ActionDenied>()("ActionDenied", { decision: Decision }) {}
+
+/** Enforce mode: a policy issued an extension directive (defer, reuse, stop, force_verify); nothing ran. */
+export class DirectiveIssued extends Schema.TaggedError<DirectiveIssued>()("DirectiveIssued", { decision: Decision }) {}
+
+export interface GuardConfig {
+  readonly mode: Mode
+  readonly policy: Policy
+  /** Limit-key namespace (policy.ts). */
+  readonly namespace: string
+  readonly runId: string
+  /** This process or worker: its held reservations are settled by `recover` after a crash. */
+  readonly owner: string
+  /** Required for enforce when given: the adapter must have blocked the canary (capability.ts). */
+  readonly capabilities?: NegotiatedCapabilities
+}
+
+export interface GuardOptions<E> {
+  /** Measured spend of a failed run, when the failure carries it; otherwise the estimate is kept. */
+  readonly failureSpend?: (e: E) => Cost | undefined
+  /** Context for the value estimator (e.g. a task type). */
+  readonly context?: string
+}
+
+const MAX = 2n ** 62n
+
+const measureOf = (key: string): string => key.split("/")[2] ?? ""
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b)
+
+/** What stays consumed on each draw for a run that cost `cost`; dedup units only on success. */
+const keptFor = (limits: ReadonlyArray<LimitSpec>, cost: Cost, success: boolean): Record<string, bigint> => {
+  const out: Record<string, bigint> = {}
+  for (const l of limits) {
+    const m = measureOf(l.key)
+    out[l.key] = m === "tokens" ? min(BigInt(cost.tokens), l.amount)
+      : m === "usd" ? min(toNanos(cost.usd), l.amount)
+      : m === "dedup" ? (success ? l.amount : 0n)
+      : l.amount
+  }
+  return out
+}
+
+const sumMeasure = (limits: ReadonlyArray<LimitSpec>, kept: Record<string, bigint>, m: string) =>
+  limits.filter((l) => measureOf(l.key) === m).reduce((s, l) => (kept[l.key] > s ? kept[l.key] : s), 0n)
+
+/** The limits for this action: draws with caps applied. */
+const limitsOf = (draws: ReadonlyArray<Draw>, caps: ReadonlyArray<{ key: string; by: bigint }>): Array<LimitSpec> =>
+  draws.map((d) => {
+    const by = caps.filter((c) => c.key === d.key).reduce((s, c) => s + c.by, 0n)
+    return { key: d.key, limit: d.limit - by < 0n ? 0n : d.limit - by, amount: d.amount }
+  })
+
+export const makeGuard = (config: GuardConfig) =>
+  Effect.gen(function*() {
+    if (config.capabilities !== undefined) yield* requireMode(config.mode, config.capabilities)
+    const reservations = yield* Reservations
+    const atomic = yield* Atomic
+    const writer = yield* LedgerWriter
+    const random = yield* Random
+    const estimator = yield* Effect.serviceOption(ValueEstimator)
+    const { mode, runId, owner } = config
+
+    const reservationBody = (action: Action, id: string, limits: ReadonlyArray<LimitSpec>): EventBody => ({
+      type: "reservation", run_id: runId, action_id: action.id, reservation_id: id, owner,
+      draws: limits.map((l) => ({ key: l.key, limit: l.limit.toString(), amount: l.amount.toString() }))
+    })
+
+    /** Settles `id` as `exit` says and writes the settlement in the same atomic step. */
+    const settle = <A, E>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, exit: Exit.Exit<RunResult<A>, E | GuardAbort>, options: GuardOptions<E>) =>
+      atomic.transaction(Effect.gen(function*() {
+        const base = { type: "settlement" as const, run_id: runId, action_id: action.id, reservation_id: id }
+        if (Exit.isSuccess(exit)) {
+          const actual = exit.value.actual
+          const kept = keptFor(limits, actual, true)
+          const capped = BigInt(actual.tokens) > sumMeasure(limits, kept, "tokens") && limits.some((l) => measureOf(l.key) === "tokens") ||
+            toNanos(actual.usd) > sumMeasure(limits, kept, "usd") && limits.some((l) => measureOf(l.key) === "usd")
+          yield* reservations.commit(id, kept)
+          yield* writer.append([{
+            ...base, state: "committed", reason: capped ? "actual_capped_at_estimate" : "committed", actual,
+            ...(exit.value.tokens !== undefined ? { tokens: exit.value.tokens } : {}),
+            kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd"))
+          }])
+          return
+        }
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure) && failure.value instanceof GuardAbort) {
+          yield* reservations.release(id)
+          yield* writer.append([{ ...base, state: "released", reason: "released_on_abort", actual: { ...action.estimate, tokens: 0, usd: fromNanos(0n) }, kept_tokens: "0", kept_usd: fromNanos(0n) }])
+          return
+        }
+        const measured = Option.isSome(failure) ? options.failureSpend?.(failure.value as E) : undefined
+        const spend = measured ?? action.estimate
+        const kept = keptFor(limits, spend, false)
+        const tag = Option.isSome(failure) && typeof failure.value === "object" && failure.value !== null && "_tag" in failure.value
+          ? String((failure.value as { _tag: unknown })._tag).replace(/[^A-Za-z0-9_.:-]/g, "").slice(0, 64) || "Error"
+          : Cause.isInterruptedOnly(exit.cause) ? "Interrupted" : "Defect"
+        yield* reservations.settleFailure(id, kept)
+        yield* writer.append([
+          { type: "failure", run_id: runId, action_id: action.id, error: tag, measured: measured !== undefined },
+          { ...base, state: "failed", reason: "failure_settled", actual: spend, kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")) }
+        ])
+      }))
+
+    const guardDetailed = <A, E, R>(
+      proposed: Action,
+      run: Effect.Effect<RunResult<A>, E | GuardAbort, R>,
+      options: GuardOptions<E> = {},
+      depth = 0
+    ): Effect.Effect<{ readonly value: A; readonly decision: Decision }, E | GuardAbort | ActionDenied | DirectiveIssued | LedgerError | StoreError, R> =>
+      Effect.gen(function*() {
+        const action = yield* Schema.validate(Action)(proposed).pipe(
+          Effect.mapError((e) => ledgerError("invalid_action", e.message.slice(0, 500)))
+        )
+        const fp = yield* fingerprint(action, "exact")
+        const value = action.value ?? (Option.isSome(estimator) ? yield* estimator.value.estimate(action.kind, options.context) : undefined)
+        const c = yield* config.policy.evaluate({ action, value, namespace: config.namespace })
+        const limits = limitsOf(c.draws, c.caps)
+        const verdict = c.verdicts[0]
+        // Directive contract (directive.ts): `modify` replaces the action, re-evaluated once.
+        if (mode === "enforce" && verdict?.directive._tag === "modify" && depth === 0) {
+          return yield* guardDetailed(verdict.directive.action, run, options, 1)
+        }
+        const id = `r-${encodeBase64url(yield* random.bytes(12))}`
+        const decision = (recommended: boolean, reason: DecisionReason, directive: Directive, policy?: string): Decision => ({
+          action_id: action.id, mode, allowed: mode === "enforce" ? recommended : true, recommended, reason, directive,
+          ...(policy !== undefined ? { policy } : {}), fingerprint: fp
+        })
+        const reserveAndRecord = (ls: ReadonlyArray<LimitSpec>, d: Decision) =>
+          atomic.transaction(Effect.gen(function*() {
+            yield* reservations.reserve({ id, limits: ls, onFailure: "consume" })
+            yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }, reservationBody(action, id, ls)])
+          }))
+
+        let d: Decision
+        if (verdict !== undefined) {
+          d = decision(false, verdict.reason, verdict.directive, verdict.policy)
+        } else {
+          const attempt = yield* Effect.either(reserveAndRecord(limits, decision(true, "allowed", { _tag: "allow" })))
+          if (attempt._tag === "Right") d = decision(true, "allowed", { _tag: "allow" })
+          else if (attempt.left._tag === "LimitExhausted") {
+            const ex = attempt.left
+            const draw = c.draws.find((x) => x.key === ex.key)!
+            // Over the lowered limit but within the budget: the verification reserve refused it.
+            const cap = c.caps.find((x) => x.key === ex.key)
+            const reason = cap !== undefined && ex.used + ex.amount <= draw.limit ? cap.reason : draw.reason
+            d = decision(false, reason, { _tag: "deny" }, cap !== undefined && reason === cap.reason ? cap.policy : draw.policy)
+          } else if (mode === "enforce") {
+            return yield* Effect.fail(attempt.left as LedgerError)
+          } else {
+            // Shadow must not change the agent's behaviour: a broken store or ledger is logged, the action runs.
+            yield* Effect.logWarning("ledger guard: not recorded", attempt.left)
+            const r = yield* run
+            return { value: r.value, decision: decision(true, "allowed", { _tag: "allow" }) }
+          }
+        }
+
+        if (!d.recommended) {
+          if (mode === "enforce") {
+            yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }])
+            return yield* (d.directive._tag === "deny" ? new ActionDenied({ decision: d }) : new DirectiveIssued({ decision: d }))
+          }
+          const lifted = limits.map((l) => ({ ...l, limit: MAX }))
+          const recorded = yield* Effect.either(reserveAndRecord(lifted, d))
+          if (recorded._tag === "Left") {
+            yield* Effect.logWarning("ledger guard: not recorded", recorded.left)
+            const r = yield* run
+            return { value: r.value, decision: d }
+          }
+          return yield* runAndSettle(action, id, lifted, run, options, d)
+        }
+        return yield* runAndSettle(action, id, limits, run, options, d)
+      })
+
+    const runAndSettle = <A, E, R>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E>, decision: Decision) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const exit = yield* Effect.exit(restore(run))
+          // A failed settlement leaves the reservation held; `recover` settles it conservatively.
+          yield* settle(action, id, limits, exit, options).pipe(
+            Effect.catchAll((e) => Effect.logWarning("ledger guard: settlement not recorded; recover() will settle it", e))
+          )
+          const r = yield* exit
+          return { value: r.value, decision }
+        }))
+
+    const guard = <A, E, R>(action: Action, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E> = {}) =>
+      Effect.map(guardDetailed(action, run, options), (r) => r.value)
+
+    /**
+     * Settles every reservation `owner` left held (a killed process): each keeps its whole
+     * estimate (the action may have spent it) except the dedup unit, as a failure would.
+     */
+    const recover = Effect.gen(function*() {
+      const held = yield* writer.held(owner)
+      let settled = 0
+      for (const h of held) {
+        yield* atomic.transaction(Effect.gen(function*() {
+          const r = yield* reservations.get(h.id)
+          if (Option.isNone(r)) return
+          const kept: Record<string, bigint> = {}
+          for (const l of r.value.limits) kept[l.key] = measureOf(l.key) === "dedup" ? 0n : l.amount
+          const final = r.value.state === "held" ? yield* reservations.settleFailure(h.id, kept) : r.value
+          const keptTokens = sumMeasure(final.limits, Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]])), "tokens")
+          const keptUsd = sumMeasure(final.limits, Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]])), "usd")
+          yield* writer.append([{
+            type: "settlement", run_id: h.run_id, action_id: h.action_id, reservation_id: h.id,
+            state: final.state === "held" ? "failed" : final.state, reason: "recovered_after_crash",
+            actual: { tokens: Number(keptTokens), usd: fromNanos(keptUsd), latency_ms: 0, risk: 0 },
+            kept_tokens: keptTokens.toString(), kept_usd: fromNanos(keptUsd)
+          }])
+          settled++
+        }))
+      }
+      return settled
+    })
+
+    return { guard, guardDetailed, recover, config } as const
+  }).pipe(Effect.withSpan("ledger.makeGuard"))
+
+export type Guard = Effect.Effect.Success<ReturnType<typeof makeGuard>>
+export { LedgerError }

@@ -1,0 +1,122 @@
+// Writing the ledger: each event body becomes one line, in the ledger's declared mode, chained to
+// the line before it. The chain and the mode are decided here, once; a store (src/store/*/ledger.ts)
+// only keeps lines, its head and the held reservations, through the LedgerBackend primitives.
+import { Clock, Context, Effect, Option, Schema, type Stream } from "effect"
+import { encodeCanonical, hashB64, utf8 } from "../kernel/index.js"
+import type { StoreError } from "../accounting/store-error.js"
+import { EventBody, type LedgerMode, SCHEMA_VERSION } from "./events.js"
+import type { Json } from "../kernel/json.js"
+import { makeSanitizer, type TelemetryKey, generalizeTime } from "./privacy.js"
+import { ledgerError, type LedgerError } from "./reason.js"
+
+/** The last line written: its sequence number and hash (seq -1 and hash null before the header). */
+export interface Head {
+  readonly seq: number
+  readonly hash: string | null
+}
+
+/** A line ready to store, with what it means for the held-reservations index. */
+export interface StoredLine {
+  readonly seq: number
+  readonly hash: string
+  readonly line: string
+  /** A reservation this line holds (reservation event): recovery settles it if never settled. */
+  readonly hold?: HeldReservation & { readonly owner: string }
+  /** A reservation this line settles. */
+  readonly settle?: string
+}
+
+/** A reservation a line holds, as the recovery after a crash needs it. */
+export interface HeldReservation {
+  readonly id: string
+  readonly action_id: string
+  readonly run_id: string
+}
+
+export interface LedgerInfo {
+  readonly ledger: string
+  readonly mode: LedgerMode
+  /** The pseudonymization key (safe_telemetry). */
+  readonly key: TelemetryKey | undefined
+}
+
+export interface LedgerBackend {
+  /** The ledger's identity and mode, if it was created. */
+  readonly info: Effect.Effect<Option.Option<LedgerInfo>, StoreError | LedgerError>
+  /** Creates the ledger (header line included); `ledger_exists` if it already is. */
+  readonly create: (info: LedgerInfo, header: StoredLine) => Effect.Effect<void, StoreError | LedgerError>
+  /**
+   * Appends the lines `build` makes from the current head, as one atomic step that holds the head
+   * against every other writer (process) until it ends. Joins an enclosing Atomic transaction on SQL
+   * stores, so a reserve and its ledger lines commit together.
+   */
+  readonly append: (build: (head: Head) => ReadonlyArray<StoredLine>) => Effect.Effect<void, StoreError | LedgerError>
+  /** Every line in order (bounded by the reader). */
+  readonly lines: Stream.Stream<string, StoreError | LedgerError>
+  /** The head recorded by the store (verify compares the lines against it). */
+  readonly head: Effect.Effect<Head, StoreError | LedgerError>
+  /** Reservation ids held by `owner` and not yet settled. */
+  readonly held: (owner: string) => Effect.Effect<ReadonlyArray<HeldReservation>, StoreError | LedgerError>
+}
+
+export class LedgerStore extends Context.Tag("mandate/ledger/LedgerStore")<LedgerStore, LedgerBackend>() {}
+
+/** The hash a line is chained by: base64url SHA-256 of its UTF-8 bytes. */
+export const lineHash = (line: string): string => hashB64(utf8(line))
+
+const encodeBody = Schema.encodeSync(EventBody)
+
+/** The canonical line for `body` after `head`. */
+export const makeLine = (ledger: string, head: Head, at: string, body: EventBody): StoredLine => {
+  const line = encodeCanonical({ v: SCHEMA_VERSION, ledger, seq: head.seq + 1, prev: head.hash, at, ...(encodeBody(body) as { [k: string]: Json }) } as Json, "utf16")
+  return { seq: head.seq + 1, hash: lineHash(line), line }
+}
+
+export interface LedgerWriterService {
+  readonly info: LedgerInfo
+  /** Appends the bodies as consecutive lines (one atomic step). */
+  readonly append: (bodies: ReadonlyArray<EventBody>) => Effect.Effect<void, StoreError | LedgerError>
+  readonly held: (owner: string) => Effect.Effect<ReadonlyArray<HeldReservation>, StoreError | LedgerError>
+}
+
+export class LedgerWriter extends Context.Tag("mandate/ledger/LedgerWriter")<LedgerWriter, LedgerWriterService>() {}
+
+const isoOf = (ms: number): string => new Date(ms).toISOString()
+
+/** The writer over the LedgerStore in context (which must hold a created ledger). */
+export const makeWriter: Effect.Effect<LedgerWriterService, StoreError | LedgerError, LedgerStore> = Effect.gen(function*() {
+  const store = yield* LedgerStore
+  const found = yield* store.info
+  if (Option.isNone(found)) return yield* ledgerError("ledger_missing", "no ledger here: run `mandate ledger init` first")
+  const info = found.value
+  const sanitize = info.mode === "safe_telemetry"
+    ? makeSanitizer(info.key ?? new Uint8Array(0))
+    : (b: EventBody) => b
+  const append = (bodies: ReadonlyArray<EventBody>) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const exact = isoOf(now)
+      const at = info.mode === "safe_telemetry" ? generalizeTime(exact) : exact
+      return store.append((head) => {
+        const out: Array<StoredLine> = []
+        let h = head
+        for (const b of bodies) {
+          const l = makeLine(info.ledger, h, at, sanitize(b))
+          // The held-reservations index is local operational state, kept with raw ids in every mode.
+          const extra = b.type === "reservation" ? { hold: { id: b.reservation_id, owner: b.owner, action_id: b.action_id, run_id: b.run_id } } : b.type === "settlement" ? { settle: b.reservation_id } : {}
+          out.push({ ...l, ...extra })
+          h = l
+        }
+        return out
+      })
+    })
+  return { info, append, held: store.held }
+})
+
+/** Creates a ledger on the LedgerStore in context: its header line declares the mode. */
+export const createLedger = (info: LedgerInfo): Effect.Effect<void, StoreError | LedgerError, LedgerStore> =>
+  Effect.gen(function*() {
+    const store = yield* LedgerStore
+    const now = yield* Clock.currentTimeMillis
+    const at = info.mode === "safe_telemetry" ? generalizeTime(isoOf(now)) : isoOf(now)
+    yield* store.create(info, makeLine(info.ledger, { seq: -1, hash: null }, at, { type: "ledger", schema: "mandate.ledger", mode: info.mode }))
+  })

@@ -1,0 +1,19 @@
+// The PostgreSQL ledger store, for many workers appending to one ledger: every append locks the
+// ledger's head row (FOR UPDATE) inside its transaction, so appends from all workers form one chain;
+// a reserve and its lines commit together when the guard appends inside Atomic.transaction.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import type { StoreError } from "../../accounting/store-error.js"
+import { LedgerStore } from "../../ledger/writer.js"
+import { ledgerMigrations, makeSqlLedger } from "../sql/ledger.js"
+import { makeTransaction, migrate } from "./client.js"
+
+export const migrations = ledgerMigrations
+
+/** The ledger named `ledger` on the PostgreSQL database in context (PgStore.layer); applies its migrations. */
+export const layer = (ledger: string): Layer.Layer<LedgerStore, StoreError, SqlClient.SqlClient> =>
+  Layer.effect(LedgerStore, Effect.gen(function*() {
+    yield* migrate(ledgerMigrations)
+    const sql = yield* SqlClient.SqlClient
+    return makeSqlLedger(sql, makeTransaction(sql), ledger, (l) => sql`SELECT head_seq FROM ledger_meta WHERE ledger = ${l} FOR UPDATE`)
+  }))

@@ -1,0 +1,111 @@
+// The SQL ledger store shared by SQLite and PostgreSQL: lines, one head row per ledger, and the
+// held-reservations index. Appends run inside the store's atomic step; what holds the head against
+// other writers differs (SQLite: the file's write lock, taken by the step's first statement;
+// PostgreSQL: the head row locked FOR UPDATE), passed in as `lockHead`.
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema, Stream } from "effect"
+import type { AtomicService } from "../../accounting/reservations.js"
+import { type StoreError, storeError } from "../../accounting/store-error.js"
+import { LedgerMode } from "../../ledger/events.js"
+import { ledgerError, type LedgerError } from "../../ledger/reason.js"
+import type { Head, LedgerBackend, LedgerInfo, StoredLine } from "../../ledger/writer.js"
+import type { Migration } from "./migrations.js"
+
+export const ledgerMigrations: ReadonlyArray<Migration> = [{
+  name: "ledger/001_ledger",
+  statements: [
+    `CREATE TABLE ledger_meta (ledger TEXT PRIMARY KEY, mode TEXT NOT NULL, key_hex TEXT NOT NULL,
+      head_seq BIGINT NOT NULL, head_hash TEXT)`,
+    `CREATE TABLE ledger_lines (ledger TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, line TEXT NOT NULL,
+      PRIMARY KEY (ledger, seq))`,
+    `CREATE TABLE ledger_held (ledger TEXT NOT NULL, id TEXT NOT NULL, owner TEXT NOT NULL, action_id TEXT NOT NULL,
+      run_id TEXT NOT NULL, PRIMARY KEY (ledger, id))`,
+    `CREATE INDEX ledger_held_owner ON ledger_held (ledger, owner)`
+  ]
+}]
+
+/** A ledger_meta row. */
+export const MetaRow = Schema.Struct({
+  ledger: Schema.String,
+  mode: LedgerMode,
+  key_hex: Schema.String,
+  head_seq: Schema.Union(Schema.Number, Schema.NumberFromString),
+  head_hash: Schema.NullOr(Schema.String)
+})
+
+const HeldRow = Schema.Struct({ id: Schema.String, action_id: Schema.String, run_id: Schema.String })
+const LineRow = Schema.Struct({ seq: Schema.Union(Schema.Number, Schema.NumberFromString), line: Schema.String })
+
+const op = <A, E>(name: string, eff: Effect.Effect<A, E>): Effect.Effect<A, StoreError | Extract<E, LedgerError>> =>
+  Effect.mapError(eff, (e) => (typeof e === "object" && e !== null && "_tag" in e && (e._tag === "LedgerError" || e._tag === "StoreError") ? e : storeError(`ledger.${name}`)(e))) as never
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex")
+
+/** Lines are read in pages so that a long ledger streams in bounded memory. */
+const PAGE = 1000
+
+export const makeSqlLedger = (
+  sql: SqlClient.SqlClient,
+  transaction: AtomicService["transaction"],
+  ledger: string,
+  lockHead: (ledger: string) => Effect.Effect<ReadonlyArray<unknown>, unknown>
+): LedgerBackend => {
+  const findMeta = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: MetaRow,
+    execute: (l) => sql`SELECT ledger, mode, key_hex, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l}`
+  })
+  const findHeld = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: HeldRow,
+    execute: (owner) => sql`SELECT id, action_id, run_id FROM ledger_held WHERE ledger = ${ledger} AND owner = ${owner} ORDER BY id`
+  })
+  const page = SqlSchema.findAll({
+    Request: Schema.Number,
+    Result: LineRow,
+    execute: (after) => sql`SELECT seq, line FROM ledger_lines WHERE ledger = ${ledger} AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`
+  })
+  const insertLine = (l: StoredLine) =>
+    Effect.gen(function*() {
+      yield* sql`INSERT INTO ledger_lines (ledger, seq, hash, line) VALUES (${ledger}, ${l.seq}, ${l.hash}, ${l.line})`
+      if (l.hold !== undefined) {
+        yield* sql`INSERT INTO ledger_held (ledger, id, owner, action_id, run_id)
+          VALUES (${ledger}, ${l.hold.id}, ${l.hold.owner}, ${l.hold.action_id}, ${l.hold.run_id})`
+      }
+      if (l.settle !== undefined) yield* sql`DELETE FROM ledger_held WHERE ledger = ${ledger} AND id = ${l.settle}`
+    })
+  const headOf = (m: typeof MetaRow.Type): Head => ({ seq: Number(m.head_seq), hash: m.head_hash })
+  return {
+    info: op("info", Effect.map(findMeta(ledger), Option.map((m): LedgerInfo => ({
+      ledger: m.ledger,
+      mode: m.mode,
+      key: m.key_hex.length > 0 ? new Uint8Array(Buffer.from(m.key_hex, "hex")) : undefined
+    })))),
+    create: (info, header) =>
+      op("create", transaction(Effect.gen(function*() {
+        const existing = yield* findMeta(info.ledger)
+        if (Option.isSome(existing)) return yield* ledgerError("ledger_exists", `ledger ${info.ledger} already exists`)
+        yield* sql`INSERT INTO ledger_meta (ledger, mode, key_hex, head_seq, head_hash)
+          VALUES (${info.ledger}, ${info.mode}, ${info.key === undefined ? "" : hex(info.key)}, ${header.seq}, ${header.hash})`
+        yield* insertLine(header)
+      }))),
+    append: (build) =>
+      op("append", transaction(Effect.gen(function*() {
+        yield* lockHead(ledger)
+        const meta = yield* findMeta(ledger)
+        if (Option.isNone(meta)) return yield* ledgerError("ledger_missing", `no ledger ${ledger} in this store`)
+        const lines = build(headOf(meta.value))
+        if (lines.length === 0) return
+        for (const l of lines) yield* insertLine(l)
+        const last = lines[lines.length - 1]
+        yield* sql`UPDATE ledger_meta SET head_seq = ${last.seq}, head_hash = ${last.hash} WHERE ledger = ${ledger}`
+      }))),
+    lines: Stream.paginateEffect(-1, (after: number) =>
+      op("lines", Effect.map(page(after), (rows) =>
+        [rows.map((r) => r.line), rows.length < PAGE ? Option.none() : Option.some(Number(rows[rows.length - 1].seq))] as const
+      ))).pipe(Stream.flatMap((lines) => Stream.fromIterable(lines))),
+    head: op("head", Effect.flatMap(findMeta(ledger), (m) =>
+      Option.isNone(m) ? Effect.fail(ledgerError("ledger_missing", `no ledger ${ledger}`)) : Effect.succeed(headOf(m.value)))),
+    held: (owner) => op("held", findHeld(owner))
+  }
+}
