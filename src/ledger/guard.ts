@@ -15,7 +15,7 @@
 import { Effect, Exit, Cause, Option, Schema } from "effect"
 import { Atomic, type LimitSpec, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
-import { encodeBase64url, Random } from "../kernel/index.js"
+import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import { Action, type Cost, Decision, type Directive, type Mode, type TokenUsage } from "./model.js"
 import { fingerprint } from "./fingerprint.js"
 import type { Draw, Policy } from "./policy.js"
@@ -96,7 +96,7 @@ export const makeGuard = (config: GuardConfig) =>
     const reservations = yield* Reservations
     const atomic = yield* Atomic
     const writer = yield* LedgerWriter
-    const random = yield* Random
+    const random = yield* RandomBytes
     const estimator = yield* Effect.serviceOption(ValueEstimator)
     const { mode, runId, owner } = config
 

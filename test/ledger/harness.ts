@@ -1,6 +1,6 @@
 // Shared fixtures of the ledger tests: actions, a memory ledger with a guard, and reading it back.
 import { Effect, Layer, Stream } from "effect"
-import { Random } from "../../src/kernel/index.js"
+import { RandomBytes } from "../../src/kernel/index.js"
 import { type Action, type Cost, createLedger, type GuardConfig, type LedgerEvent, LedgerStore, LedgerWriter, makeGuard, makeWriter, readLedger, type Usd } from "../../src/ledger/index.js"
 import * as MemoryLedger from "../../src/store/memory/ledger.js"
 import * as MemoryReservations from "../../src/store/memory/reservations.js"
@@ -15,7 +15,7 @@ export const action = (kind: string, metadata: Record<string, unknown>, estimate
 export const memoryLedger = (mode: "local_full" | "safe_telemetry" = "local_full", ledger = "test-ledger") => {
   const stores = Layer.provideMerge(MemoryLedger.layer, MemoryReservations.layer)
   const writer = Layer.effect(LedgerWriter, Effect.zipRight(createLedger({ ledger, mode, key: new Uint8Array(32).fill(7) }), makeWriter))
-  return writer.pipe(Layer.provideMerge(Layer.merge(stores, Random.seeded(new Uint8Array(8).fill(1)))))
+  return writer.pipe(Layer.provideMerge(Layer.merge(stores, RandomBytes.seeded(new Uint8Array(8).fill(1)))))
 }
 
 export const guardFor = (config: Partial<GuardConfig> & Pick<GuardConfig, "policy">) =>

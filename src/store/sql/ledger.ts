@@ -9,20 +9,22 @@ import { type StoreError, storeError } from "../../accounting/store-error.js"
 import { LedgerMode } from "../../ledger/events.js"
 import { ledgerError, type LedgerError } from "../../ledger/reason.js"
 import type { Head, LedgerBackend, LedgerInfo, StoredLine } from "../../ledger/writer.js"
-import type { Migration } from "./migrations.js"
+import type { StoreMigrations } from "./migrations.js"
 
-export const ledgerMigrations: ReadonlyArray<Migration> = [{
-  name: "ledger/001_ledger",
-  statements: [
-    `CREATE TABLE ledger_meta (ledger TEXT PRIMARY KEY, mode TEXT NOT NULL, key_hex TEXT NOT NULL,
-      head_seq BIGINT NOT NULL, head_hash TEXT)`,
-    `CREATE TABLE ledger_lines (ledger TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, line TEXT NOT NULL,
-      PRIMARY KEY (ledger, seq))`,
-    `CREATE TABLE ledger_held (ledger TEXT NOT NULL, id TEXT NOT NULL, owner TEXT NOT NULL, action_id TEXT NOT NULL,
-      run_id TEXT NOT NULL, PRIMARY KEY (ledger, id))`,
-    `CREATE INDEX ledger_held_owner ON ledger_held (ledger, owner)`
-  ]
-}]
+export const ledgerMigrations: StoreMigrations = {
+  table: "mandate_migrations_ledger",
+  migrations: {
+    "1_ledger": [
+      `CREATE TABLE ledger_meta (ledger TEXT PRIMARY KEY, mode TEXT NOT NULL, key_hex TEXT NOT NULL,
+        head_seq BIGINT NOT NULL, head_hash TEXT)`,
+      `CREATE TABLE ledger_lines (ledger TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, line TEXT NOT NULL,
+        PRIMARY KEY (ledger, seq))`,
+      `CREATE TABLE ledger_held (ledger TEXT NOT NULL, id TEXT NOT NULL, owner TEXT NOT NULL, action_id TEXT NOT NULL,
+        run_id TEXT NOT NULL, PRIMARY KEY (ledger, id))`,
+      `CREATE INDEX ledger_held_owner ON ledger_held (ledger, owner)`
+    ]
+  }
+}
 
 /** A ledger_meta row. */
 export const MetaRow = Schema.Struct({
