@@ -16,12 +16,14 @@ describe("README", () => {
   it("has a library example that runs and prints the reasons it names", () => {
     const block = /## Library[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)
     expect(block).not.toBeNull()
-    // Run it from inside the repository so that `import ... from "mandate"` resolves to this package.
+    // Run it from inside the repository so that `import ... from "mandate"` resolves to this package,
+    // and to its sources (the `mandate-source` export condition), never to a dist/ that may be stale.
+    // test/package runs it again as plain JavaScript against the packed and installed package.
     const dir = mkdtempSync(join(repoRoot, ".readme-"))
     try {
       const file = join(dir, "example.ts")
       writeFileSync(file, block![1])
-      const r = spawnSync(process.execPath, ["--import", "tsx", file], { cwd: repoRoot, encoding: "utf8" })
+      const r = spawnSync(process.execPath, ["--conditions=mandate-source", "--import", "tsx", file], { cwd: repoRoot, encoding: "utf8" })
       expect(r.stderr).toBe("")
       expect(r.status).toBe(0)
       expect(r.stdout).toContain("widen: not_narrowed")

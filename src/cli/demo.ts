@@ -19,4 +19,4 @@ export const demoCommand = Command.make("demo", { out, cHandler }, ({ out, cHand
     const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}) }).pipe(Effect.provide(RandomBytes.live))
     if (!ok) yield* Effect.sync(() => { process.exitCode = 1 })
   }))
-).pipe(Command.withDescription("Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/"))
+)

@@ -20,4 +20,4 @@ export const keygenCommand = Command.make("keygen", { file, show }, ({ file, sho
     yield* writeKeyFile(file, seed)
     yield* Console.log(didOfSeed(seed))
   }).pipe(Effect.provide(RandomBytes.live)))
-).pipe(Command.withDescription("Create an Ed25519 key file (mode 0600) and print its did:key"))
+)

@@ -65,4 +65,4 @@ export const writCallCommand = Command.make("call", options, (o) =>
     yield* Console.log(`  to ${made.chain[made.chain.length - 1].value.hld}`)
     yield* Console.log(`written to ${o.out}`)
   }))
-).pipe(Command.withDescription("Build and sign a call (section 5) under a chain file"))
+)

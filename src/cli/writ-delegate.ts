@@ -32,4 +32,4 @@ export const writDelegateCommand = Command.make("delegate", options, (o) =>
     yield* Console.log(`  exp ${issued.writ.exp}`)
     yield* Console.log(`written to ${o.out}`)
   }))
-).pipe(Command.withDescription("Delegate a narrowed child of a writ you hold (sections 4, 7.5); writes the extended chain"))
+)

@@ -28,4 +28,4 @@ export const writInspectCommand = Command.make("inspect", { file, ...options }, 
     // Exit status 1 when the tree was checked and is not valid.
     if (drawn.verdict !== "valid" && drawn.verdict !== "unchecked") yield* exitRefused
   }))
-).pipe(Command.withDescription("Draw a tally tree: each hop's signer, op, st, used and check result"))
+)

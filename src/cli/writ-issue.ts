@@ -27,4 +27,4 @@ export const writIssueCommand = Command.make("issue", options, (o) =>
     yield* Console.log(`  exp ${issued.writ.exp}`)
     yield* Console.log(`written to ${o.out}`)
   }))
-).pipe(Command.withDescription("Issue a root writ (section 2) to a holder; writes a chain file"))
+)

@@ -21,4 +21,4 @@ export const writRevokeCommand = Command.make("revoke", options, (o) =>
     yield* Console.log(`revoke ${r.revoke.id} of ${r.revoke.value.writ}`)
     yield* Console.log(`written to ${o.out}`)
   }))
-).pipe(Command.withDescription("Sign a revoke (section 9.1) of a writ, or of every writ your key issued"))
+)

@@ -89,4 +89,4 @@ export const writScenariosCommand = Command.make("scenarios", { dir, store }, ({
     yield* Console.log(`${passed} passed, ${failed} failed`)
     if (failed > 0) return yield* Effect.sync(() => process.exit(1))
   })
-).pipe(Command.withDescription("Run executor scenarios (Writ section 14.1) on the SQLite and memory stores"))
+)

@@ -70,4 +70,4 @@ export const writSendCommand = Command.make("send", { url, file, ...options }, (
       if (!ok) yield* exitRefused
     }
   }))
-).pipe(Command.withDescription("POST a call or revoke to an executor (section 10) and verify the answer"))
+)

@@ -31,5 +31,5 @@ export const writVerifyCommand = Command.make(
       for (const n of report.notes) yield* Console.log(`  ${n}`)
       if (report.verdict !== "valid") yield* exitRefused
     }))
-).pipe(Command.withDescription("Verify any Writ object file (writ, chain, call, tally, revoke, ack): verdict and reason"))
+)
 

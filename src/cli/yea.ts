@@ -1,4 +1,4 @@
-// `mandate yea ...`: YEA protocol commands.
+// `mandate yea conformance DIR`: the YEA conformance runner (tree.ts mounts it under `mandate yea`).
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { runConformance, summarize } from "../yea/conformance.js"
@@ -12,7 +12,7 @@ const dir = Args.directory({ name: "DIR", exists: "yes" }).pipe(
  * per failed case (`file: case: why`), a line per skipped file, then `N passed, N failed` counting
  * cases. Exits 1 on any failure.
  */
-const conformance = Command.make("conformance", { dir }, ({ dir }) =>
+export const yeaConformanceCommand = Command.make("conformance", { dir }, ({ dir }) =>
   Effect.gen(function* () {
     const summary = summarize(yield* runConformance(dir))
     for (const line of summary.failures) yield* Console.log(line)
@@ -24,9 +24,4 @@ const conformance = Command.make("conformance", { dir }, ({ dir }) =>
       })
     }
   })
-).pipe(Command.withDescription("Run the YEA conformance vectors in DIR"))
-
-export const yeaCommand = Command.make("yea", {}, () => Console.log("mandate yea: see `mandate yea --help`")).pipe(
-  Command.withDescription("YEA: grants, proofs, Lens and the conformance runner"),
-  Command.withSubcommands([conformance])
 )

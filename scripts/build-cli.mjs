@@ -1,0 +1,35 @@
+// The `mandate` bin, bundled: src/cli/main.ts and what it imports (Effect included) into ESM
+// chunks under dist/bin/, one per command module, loaded only when its command runs (tree.ts).
+// One bundled, tree-shaken file starts several times faster than Node resolving and loading the
+// hundreds of modules `effect` and `@effect/*` are published as (see `npm run bench -- cli`).
+// The library (`exports`) is tsc's output in dist/ instead, so that it shares its dependencies
+// (one `effect`) with the application that imports it.
+import { build } from "esbuild"
+import { rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const outdir = join(root, "dist", "bin")
+rmSync(outdir, { recursive: true, force: true })
+const result = await build({
+  entryPoints: { main: join(root, "src", "cli", "main.ts") },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  // A native addon: loaded from node_modules, and only by the commands that open a SQLite store.
+  external: ["better-sqlite3"],
+  // Bundled CommonJS dependencies call `require` for Node's own modules.
+  banner: { js: "import{createRequire as __mandateRequire}from\"node:module\";const require=__mandateRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: "warning"
+})
+// Which sources each chunk holds and what it imports: test/package checks from it that a command
+// loads only its own modules. Not shipped (package.json `files`).
+writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))

@@ -1,0 +1,97 @@
+// The `mandate` command tree, declared without loading it. Each entry names a command, says what
+// it does, and imports its module only when asked: a run loads the one group (and, inside a
+// group, the one command) its arguments select, so `mandate writ verify` never loads YEA, the
+// executor, the stores or the HTTP binding, and `mandate --help` loads no command at all. The
+// commands not selected stand in as named stubs, which is all `--help` lists of them.
+import * as Command from "@effect/cli/Command"
+import type { Effect } from "effect"
+
+// @effect/cli itself types a heterogeneous list of commands this way (`withSubcommands`).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommand = Command.Command<any, any, any, any>
+
+export interface Leaf {
+  readonly name: string
+  readonly description: string
+  readonly load: () => Promise<AnyCommand>
+}
+
+export interface Group {
+  readonly name: string
+  readonly description: string
+  readonly subcommands: ReadonlyArray<Leaf>
+}
+
+export type Entry = Leaf | Group
+
+const isGroup = (e: Entry): e is Group => "subcommands" in e
+
+/** Every command, in the order `--help` lists them. */
+export const tree: ReadonlyArray<Entry> = [
+  {
+    name: "keygen",
+    description: "Create an Ed25519 key file (mode 0600) and print its did:key",
+    load: () => import("./keygen.js").then((m) => m.keygenCommand)
+  },
+  {
+    name: "writ",
+    description: "Writ v0.1: writs, calls, tallies, revokes and acks",
+    subcommands: [
+      { name: "conformance", description: "Run every Writ v0.1 conformance vector in DIR (spec section 14)", load: () => import("./writ.js").then((m) => m.conformanceCommand) },
+      { name: "issue", description: "Issue a root writ (section 2) to a holder; writes a chain file", load: () => import("./writ-issue.js").then((m) => m.writIssueCommand) },
+      { name: "delegate", description: "Delegate a narrowed child of a writ you hold (sections 4, 7.5); writes the extended chain", load: () => import("./writ-delegate.js").then((m) => m.writDelegateCommand) },
+      { name: "call", description: "Build and sign a call (section 5) under a chain file", load: () => import("./writ-call.js").then((m) => m.writCallCommand) },
+      { name: "send", description: "POST a call or revoke to an executor (section 10) and verify the answer", load: () => import("./writ-send.js").then((m) => m.writSendCommand) },
+      { name: "verify", description: "Verify any Writ object file (writ, chain, call, tally, revoke, ack): verdict and reason", load: () => import("./writ-verify.js").then((m) => m.writVerifyCommand) },
+      { name: "revoke", description: "Sign a revoke (section 9.1) of a writ, or of every writ your key issued", load: () => import("./writ-revoke.js").then((m) => m.writRevokeCommand) },
+      { name: "inspect", description: "Draw a tally tree: each hop's signer, op, st, used and check result", load: () => import("./writ-inspect.js").then((m) => m.writInspectCommand) },
+      { name: "audit", description: "Read and filter an executor's audit record (section 9.3) from its SQLite store", load: () => import("./writ-audit.js").then((m) => m.writAuditCommand) },
+      { name: "serve", description: "Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module", load: () => import("./writ-serve.js").then((m) => m.writServeCommand) },
+      { name: "scenarios", description: "Run executor scenarios (Writ section 14.1) on the SQLite and memory stores", load: () => import("./writ-scenarios.js").then((m) => m.writScenariosCommand) }
+    ]
+  },
+  {
+    name: "yea",
+    description: "YEA: grants, proofs, Lens and the conformance runner",
+    subcommands: [
+      { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) }
+    ]
+  },
+  {
+    name: "demo",
+    description: "Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/",
+    load: () => import("./demo.js").then((m) => m.demoCommand)
+  }
+]
+
+/** The words of `args` that can name commands (options and their values are not looked at: a
+ * word after an option may be its value, so only the leading words before any option count). */
+export const commandWords = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const words: Array<string> = []
+  for (const a of args) {
+    if (a.startsWith("-")) break
+    words.push(a)
+  }
+  return words
+}
+
+const named = <C extends AnyCommand>(c: C, description: string): AnyCommand => Command.withDescription(c, description)
+
+/** What every loaded command's handler runs inside (main.ts gives it back the real console). */
+export type Around = (handler: Effect.Effect<void, unknown, unknown>) => Effect.Effect<void, unknown, unknown>
+
+const build = async (entries: ReadonlyArray<Entry>, words: ReadonlyArray<string>, around: Around): Promise<Array<AnyCommand>> =>
+  Promise.all(entries.map(async (e): Promise<AnyCommand> => {
+    const chosen = words[0] === e.name
+    if (!isGroup(e)) return named(chosen ? Command.transformHandler(await e.load(), around) : Command.make(e.name), e.description)
+    const subs = await build(e.subcommands, chosen ? words.slice(1) : [], around)
+    const group = chosen ? Command.withSubcommands(Command.make(e.name), subs as [AnyCommand, ...Array<AnyCommand>]) : Command.make(e.name)
+    return named(group, e.description)
+  }))
+
+/** The `mandate` command with the commands `args` select loaded and the others as stubs. */
+export const commandFor = async (args: ReadonlyArray<string>, around: Around): Promise<AnyCommand> =>
+  Command.make("mandate").pipe(
+    Command.withDescription("Authority, consent and spend control for AI agents"),
+    Command.withSubcommands((await build(tree, commandWords(args), around)) as [AnyCommand, ...Array<AnyCommand>])
+  )
