@@ -11,7 +11,7 @@ import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { encodeCanonical } from "../kernel/canonical.js"
 import { serveExecutor, ServeError, type ServeOptions } from "../app/writ-serve.js"
-import { DEFAULT_LIMITS } from "../bind/writ-http/server.js"
+import { DEFAULT_LIMITS } from "../bind/writ-http/listen.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))

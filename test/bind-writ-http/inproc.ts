@@ -14,10 +14,10 @@ import {
   type ForwarderService,
   RootPolicy
 } from "../../src/writ/executor/services.js"
-import { RevokeStore, StoreError } from "../../src/writ/executor/stores.js"
+import { AuditLog, type AuditEntry, RevokeStore, StoreError } from "../../src/writ/executor/stores.js"
 import { transportPeerBindings, type TransportBindings } from "../../src/bind/writ-http/peer.js"
 import { type RateLimitOptions, RevokeRateLimit } from "../../src/bind/writ-http/rate-limit.js"
-import { type ListenerLimits, listen, type TlsOptions } from "../../src/bind/writ-http/server.js"
+import { type ListenerLimits, listen, type TlsOptions } from "../../src/bind/writ-http/listen.js"
 import type { Key } from "./support.js"
 
 /** A clock the test moves, in milliseconds. */
@@ -53,6 +53,8 @@ export interface InProcOptions {
 export interface InProc {
   readonly url: string
   readonly port: number
+  /** The executor's audit record (section 9.3) as it stands. */
+  readonly audit: Effect.Effect<ReadonlyArray<AuditEntry>>
   readonly close: () => Promise<void>
 }
 
@@ -79,10 +81,11 @@ export const serveScoped = (o: InProcOptions): Effect.Effect<Omit<InProc, "close
         RevokeRateLimit,
         o.rateClock === undefined ? RevokeRateLimit.make(o.rate) : Effect.withClock(RevokeRateLimit.make(o.rate), o.rateClock)
       )
-    const layer = Layer.merge(executorLayer.pipe(Layer.provide(Layer.merge(services, stores))), limiter)
+    const layer = Layer.merge(executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))), limiter)
     // Built in this scope, so the executor's resources live as long as the listener.
     const context = yield* Layer.build(layer)
-    return yield* listen({
+    const audit = Effect.orDie(Context.get(context, AuditLog).read)
+    const bound = yield* listen({
       port: 0,
       ...(o.tls === undefined ? {} : { tls: o.tls }),
       ...(o.bindings === undefined ? {} : { bindings: o.bindings }),
@@ -90,6 +93,7 @@ export const serveScoped = (o: InProcOptions): Effect.Effect<Omit<InProc, "close
       ...(o.limits === undefined ? {} : { limits: o.limits }),
       wellKnown: { endpoint: "", act: o.act ?? [] }
     }).pipe(Effect.provide(context), Effect.orDie)
+    return { ...bound, audit }
   })
 
 /** serveScoped on a scope of its own, closed by `close` (for suites that share one server). */

@@ -82,6 +82,9 @@ describe("listener timeouts (issue 11 item 6)", () => {
       const [h, b, i] = yield* Effect.all([waitClosed(slowHeaders), waitClosed(slowBody), waitClosed(idle)], { concurrency: 3 })
         .pipe(Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("a slow client was not dropped") }))
       expect([statusLine(h), statusLine(b), statusLine(i)]).toEqual(Array(3).fill("HTTP/1.1 408 Request Timeout"))
+      // The slow body reached the binding and is audited as unreadable (section 9.3); the other
+      // two never became requests.
+      expect((yield* srv.audit).filter((e) => e.outcome === "error").map((e) => e.reason)).toEqual(["mandate/body_unreadable"])
       // And the good client is still served after.
       expect(yield* goodCall(srv.url)).toEqual([200, Option.some("ok")])
     }), 30_000)

@@ -1,4 +1,6 @@
 export * from "./server.js"
+export * from "./listen.js"
+export * from "./body.js"
 export * from "./client.js"
 export * from "./peer.js"
 export * from "./rate-limit.js"

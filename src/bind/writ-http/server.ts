@@ -1,4 +1,4 @@
-// The HTTP binding of section 10, on @effect/platform's HttpServer over Node.
+// The HTTP binding of section 10: an @effect/platform HttpRouter, served over Node by ./listen.ts.
 //
 //   POST <path>  Content-Type application/writ+json (else 415), body one call or one revoke:
 //     - the body's byte length is bounded before it is read: a declared Content-Length over the
@@ -11,22 +11,22 @@
 //       {"error":code} when it could not be persisted (section 9); 429 when the peer is over its
 //       revoke rate (section 12).
 //   GET /.well-known/writ  Appendix B.
+//   Anything else: 405 on a known path, 404 elsewhere. The binding's own refusals are audited
+//   (section 9.3) through the executor's path for requests refused before they had an identity.
 //
 // The peer (section 7.6) comes from the TLS connection only (./peer.ts), never from a header.
 // Every answer is the canonical form of its JSON, so a replay is answered byte for byte.
-import { HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import type { ServeError } from "@effect/platform/HttpServerError"
-import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Either, type Scope } from "effect"
-import * as Http from "node:http"
-import * as Https from "node:https"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Either, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import { isJsonObject, type Json, parseJson, scanDepth } from "../../kernel/json.js"
 import { callAnswerJson, Executor, revokeAnswerJson } from "../../writ/executor/executor.js"
-import type { Peer } from "../../writ/executor/services.js"
+import { Peer } from "../../writ/executor/services.js"
 import { Received } from "../../writ/verify.js"
+import { readBody } from "./body.js"
 import { peerOfRequest, type TransportBindings } from "./peer.js"
 import { RevokeRateLimit } from "./rate-limit.js"
 
@@ -63,61 +63,6 @@ export interface WritHttpOptions {
 const answer = (status: number, body: Json, headers: Record<string, string> = {}, contentType = MEDIA_TYPE) =>
   HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType, headers })
 
-type BodyRead =
-  | { readonly _tag: "ok"; readonly bytes: Uint8Array }
-  | { readonly _tag: "too_large" }
-  | { readonly _tag: "error"; readonly message: string }
-
-/**
- * Reads at most `limit` bytes of the request body. A declared length over the limit is refused
- * without reading; otherwise reading stops at the first chunk that passes the limit, and the
- * connection is closed after the answer rather than drained.
- */
-export const readBody = (req: IncomingMessage, limit: number): Effect.Effect<BodyRead> =>
-  Effect.async<BodyRead>((resume) => {
-    const declared = req.headers["content-length"]
-    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
-      req.pause()
-      resume(Effect.succeed({ _tag: "too_large" }))
-      return
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let done = false
-    const finish = (r: BodyRead) => {
-      if (done) return
-      done = true
-      req.off("data", onData)
-      req.off("end", onEnd)
-      req.off("error", onError)
-      req.off("aborted", onAborted)
-      resume(Effect.succeed(r))
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        req.pause()
-        finish({ _tag: "too_large" })
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => finish({ _tag: "ok", bytes: new Uint8Array(Buffer.concat(chunks, size)) })
-    const onError = (e: Error) => finish({ _tag: "error", message: e.message })
-    const onAborted = () => finish({ _tag: "error", message: "request aborted" })
-    req.on("data", onData)
-    req.on("end", onEnd)
-    req.on("error", onError)
-    req.on("aborted", onAborted)
-    return Effect.sync(() => {
-      done = true
-      req.off("data", onData)
-      req.off("end", onEnd)
-      req.off("error", onError)
-      req.off("aborted", onAborted)
-    })
-  })
-
 /** The media type without parameters, lower-cased. */
 const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0].trim().toLowerCase()
 
@@ -129,7 +74,20 @@ const rateKey = (peer: Peer, fingerprint: string | null, req: IncomingMessage): 
     ? `cert:${fingerprint ?? ""}`
     : `addr:${req.socket.remoteAddress ?? ""}`
 
-/** The binding as an HttpApp over the Executor and the revoke rate limit in context. */
+/** The peer of the request in context (section 7.6), and the Node request it came on. */
+const connectionOf = (bindings: TransportBindings) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const req = NodeHttpServerRequest.toIncomingMessage(request)
+    const connection = peerOfRequest(req, bindings)
+    return { req, connection, peer: connection._tag === "peer" ? connection.peer : Peer.none }
+  })
+
+/**
+ * The binding as an HttpApp over the Executor and the revoke rate limit in context: an HttpRouter
+ * with POST <path> and GET /.well-known/writ. Whatever the binding itself refuses (no route, wrong
+ * method or media type, too large, unreadable, over the revoke rate) is answered here and audited
+ * by the executor as a request refused before it had an identity (section 9.3).
+ */
 export const writHttpApp = (
   options: WritHttpOptions = {}
 ): HttpApp.Default<never, Executor | RevokeRateLimit> => {
@@ -138,47 +96,44 @@ export const writHttpApp = (
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
   const bindings = options.bindings ?? {}
   const close = { connection: "close" }
-  // @effect/platform runs a handled app uninterruptibly. The executor forks each accepted
-  // operation on its own fiber, which inherits that flag, and an application whose operation
-  // races a timer against its stop signal (section 9.1) could then never interrupt the loser. The
-  // binding therefore runs the app interruptibly: a client that goes away before its call is
-  // accepted abandons it (nothing was promised; the store steps roll back), and accepted work
-  // runs to its tally on its own fiber regardless (executor.ts).
-  return Effect.interruptible(Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+
+  /** A refusal of the binding's own: audited, then answered (and the connection closed). */
+  const refuse = (
+    kind: "call" | "revoke",
+    status: number,
+    error: string,
+    peer: Peer,
+    headers: Record<string, string> = close
+  ) => Effect.flatMap(Executor, (executor) => Effect.as(executor.refused(kind, error, peer), answer(status, { error }, headers)))
+
+  // Appendix B: the well-known document (not signed; asserts nothing a verifier relies on).
+  const wellKnown = Effect.map(Executor, (executor) =>
+    answer(200, {
+      v: 1,
+      did: executor.did,
+      endpoint: options.wellKnown?.endpoint ?? path,
+      act: [...(options.wellKnown?.act ?? [])]
+    }, {}, "application/json"))
+
+  const endpoint = Effect.gen(function*() {
     const executor = yield* Executor
     const limiter = yield* RevokeRateLimit
-    const req = NodeHttpServerRequest.toIncomingMessage(request)
-    const pathname = (req.url ?? "/").split("?")[0]
-
-    // Appendix B: the well-known document (not signed; asserts nothing a verifier relies on).
-    if (pathname === "/.well-known/writ") {
-      if (req.method !== "GET" && req.method !== "HEAD") {
-        return answer(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "GET", ...close })
-      }
-      return answer(200, {
-        v: 1,
-        did: executor.did,
-        endpoint: options.wellKnown?.endpoint ?? path,
-        act: [...(options.wellKnown?.act ?? [])]
-      }, {}, "application/json")
-    }
-    if (pathname !== path) return answer(404, { error: HTTP_CODES.notFound }, close)
-    if (req.method !== "POST") return answer(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "POST", ...close })
+    const { connection, peer, req } = yield* connectionOf(bindings)
     if (mediaType(req.headers["content-type"]) !== MEDIA_TYPE) {
-      return answer(415, { error: HTTP_CODES.unsupportedMediaType }, { accept: MEDIA_TYPE, ...close })
+      return yield* refuse("call", 415, HTTP_CODES.unsupportedMediaType, peer, { accept: MEDIA_TYPE, ...close })
     }
-
     // Section 7.6: the peer from the connection; a certificate the TLS layer did not verify is
     // refused, never read as "no peer".
-    const connection = peerOfRequest(req, bindings)
-    if (connection._tag === "unverified") return answer(403, { error: HTTP_CODES.unverifiedCertificate }, close)
-    const peer = connection.peer
+    if (connection._tag === "unverified") return yield* refuse("call", 403, HTTP_CODES.unverifiedCertificate, peer)
 
     // Section 1.6: the byte limit before reading past it; section 1.1 rule 7 before parsing.
-    const body = yield* readBody(req, maxBody)
-    if (body._tag === "too_large") return answer(400, { error: "too_large" }, close)
-    if (body._tag === "error") return answer(400, { error: HTTP_CODES.bodyUnreadable }, close)
+    // A client that goes away (or is dropped by the body timeout) mid-body interrupts this fiber
+    // (the platform does, when the connection closes unanswered): its request is audited anyway.
+    const body = yield* readBody(req, maxBody).pipe(
+      Effect.onInterrupt(() => executor.refused("call", HTTP_CODES.bodyUnreadable, peer))
+    )
+    if (body._tag === "too_large") return yield* refuse("call", 400, "too_large", peer)
+    if (body._tag === "error") return yield* refuse("call", 400, HTTP_CODES.bodyUnreadable, peer)
     const bytes = body.bytes
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
     const received = new Received(bytes)
@@ -187,6 +142,7 @@ export const writHttpApp = (
       // executor's section 7 step 1 refuses it too (it scans depth before building anything) and
       // writes the audit entry (section 9.3); a body within 64 levels is never handed over here.
       if (maxDepth >= DEFAULT_MAX_DEPTH) yield* executor.call(received, peer)
+      else yield* executor.refused("call", "too_large", peer)
       return answer(400, { error: "too_large" })
     }
 
@@ -200,9 +156,9 @@ export const writHttpApp = (
     const value = parsed.right
     if (isJsonObject(value) && value.typ === "revoke") {
       // Section 12: the peer's revoke allowance is taken before any signature is checked.
-      const allowed = yield* limiter.take(rateKey(peer, connection.fingerprint, req))
+      const allowed = yield* limiter.take(rateKey(peer, connection._tag === "peer" ? connection.fingerprint : null, req))
       if (!allowed.ok) {
-        return answer(429, { error: HTTP_CODES.rateLimited }, { "retry-after": String(allowed.retryAfter) })
+        return yield* refuse("revoke", 429, HTTP_CODES.rateLimited, peer, { "retry-after": String(allowed.retryAfter) })
       }
       const a = yield* executor.revoke(received, peer)
       const status = a._tag === "invalid" ? 400 : a._tag === "unsaved" ? 503 : 200
@@ -210,102 +166,26 @@ export const writHttpApp = (
     }
     const a = yield* executor.call(received, peer)
     return answer(a._tag === "error" ? 400 : 200, callAnswerJson(a))
-  }))
-}
-
-/** TLS for the listener. With `clientCa`, client certificates are requested and verified against
- * it (mTLS); `allowAnonymous` admits connections that present none (Peer none). */
-export interface TlsOptions {
-  readonly key: string | Buffer
-  readonly cert: string | Buffer
-  readonly clientCa?: string | Buffer
-  readonly allowAnonymous?: boolean
-}
-
-/**
- * What one peer can hold of the listener (section 12, Denial of service): time to send a request's
- * headers and body, time to sit idle, and connections open at once. Node's own HTTP server
- * enforces each one (it answers 408 and closes a connection whose headers or body are late, and
- * closes connections past the cap at accept, before reading a byte).
- */
-export interface ListenerLimits {
-  /** From a connection's start (or its previous answer) to a request's complete headers, in ms; an
-   * idle connection that never sends a request is closed by it too. Default 10000. */
-  readonly headersTimeoutMs?: number
-  /** Time for a request's body, in ms, after the headers' allowance: a request must be whole
-   * within `headersTimeoutMs + bodyTimeoutMs` of its start. Default 20000. */
-  readonly bodyTimeoutMs?: number
-  /** A kept-alive connection idle between requests is closed after this, in ms. Default 5000. */
-  readonly idleTimeoutMs?: number
-  /** Connections open at once; more are closed at accept, unread. Default 512. */
-  readonly maxConnections?: number
-}
-
-export const DEFAULT_LIMITS: Required<ListenerLimits> = {
-  headersTimeoutMs: 10_000,
-  bodyTimeoutMs: 20_000,
-  idleTimeoutMs: 5_000,
-  maxConnections: 512
-}
-
-export interface ListenOptions extends WritHttpOptions {
-  readonly port: number
-  readonly host?: string
-  readonly tls?: TlsOptions
-  readonly limits?: ListenerLimits
-}
-
-/** The Node server options that apply `limits`. */
-const limitOptions = (limits: ListenerLimits = {}) => {
-  const l = { ...DEFAULT_LIMITS, ...limits }
-  const headersTimeout = Math.max(1, Math.floor(l.headersTimeoutMs))
-  return {
-    headersTimeout,
-    // Node times the whole request (headers and body) from its start.
-    requestTimeout: headersTimeout + Math.max(1, Math.floor(l.bodyTimeoutMs)),
-    keepAliveTimeout: Math.max(1, Math.floor(l.idleTimeoutMs)),
-    // How often Node looks for late requests (its default, 30 s, would let a timeout run late).
-    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)))
-  }
-}
-
-/** The Node server for `options`: plain HTTP, HTTPS, or HTTPS with client certificates. */
-export const nodeServer = (options: ListenOptions): Http.Server => {
-  const tls = options.tls
-  const limits = limitOptions(options.limits)
-  const server = tls === undefined
-    ? Http.createServer(limits)
-    : Https.createServer({
-      ...limits,
-      // A TLS handshake that stalls holds a connection like late headers do.
-      handshakeTimeout: limits.headersTimeout,
-      key: tls.key,
-      cert: tls.cert,
-      ...(tls.clientCa === undefined
-        ? {}
-        : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: tls.allowAnonymous !== true })
-    })
-  server.maxConnections = Math.max(1, Math.floor(options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections))
-  return server
-}
-
-/** Serves the binding within the scope; returns the bound port and base URL. */
-export const listen = (
-  options: ListenOptions
-): Effect.Effect<{ readonly port: number; readonly url: string }, ServeError, Scope.Scope | Executor | RevokeRateLimit> =>
-  Effect.gen(function*() {
-    const server = yield* NodeHttpServer.make(() => nodeServer(options), { port: options.port, host: options.host ?? "127.0.0.1" })
-    const address = server.address
-    const port = address._tag === "TcpAddress" ? address.port : 0
-    const host = options.host ?? "127.0.0.1"
-    const scheme = options.tls === undefined ? "http" : "https"
-    const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}${options.path ?? "/writ"}`
-    // Appendix B publishes the configured endpoint, or the one it listens on.
-    const endpoint = options.wellKnown?.endpoint !== undefined && options.wellKnown.endpoint !== ""
-      ? options.wellKnown.endpoint
-      : url
-    yield* server.serve(writHttpApp({ ...options, wellKnown: { endpoint, act: options.wellKnown?.act ?? [] } }))
-    return { port, url }
   })
 
-export { HttpServer }
+  // The router runs each route interruptibly: the executor forks accepted work on a fiber of its
+  // own (which must be able to interrupt an operation racing its stop signal, section 9.1), and a
+  // client that goes away before its call is accepted abandons it (nothing was promised).
+  const routes = HttpRouter.empty.pipe(
+    HttpRouter.post(path as HttpRouter.PathInput, HttpIncomingMessage.withMaxBodySize(endpoint, Option.some(maxBody))),
+    HttpRouter.get("/.well-known/writ", wellKnown),
+    // No route: a known path with another method is 405 (with Allow), anything else 404.
+    Effect.catchTag("RouteNotFound", () =>
+      Effect.gen(function*() {
+        const { peer, req } = yield* connectionOf(bindings)
+        const pathname = (req.url ?? "/").split("?")[0]
+        if (pathname === path) return yield* refuse("call", 405, HTTP_CODES.methodNotAllowed, peer, { allow: "POST", ...close })
+        if (pathname === "/.well-known/writ") {
+          return yield* refuse("call", 405, HTTP_CODES.methodNotAllowed, peer, { allow: "GET", ...close })
+        }
+        return yield* refuse("call", 404, HTTP_CODES.notFound, peer)
+      }))
+  )
+  // Paths match exactly, as section 10's endpoint is one URL: case-sensitive, no trailing slash.
+  return HttpRouter.withRouterConfig(routes, { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
+}

@@ -1,0 +1,108 @@
+// The listener of the section 10 binding: @effect/platform's NodeHttpServer on a Node HTTP or
+// HTTPS server (mTLS when a client CA is given), with the limits of section 12 on every connection.
+import { HttpServer } from "@effect/platform"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, type Scope } from "effect"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import type { Executor } from "../../writ/executor/executor.js"
+import type { RevokeRateLimit } from "./rate-limit.js"
+import { writHttpApp, type WritHttpOptions } from "./server.js"
+
+/** TLS for the listener. With `clientCa`, client certificates are requested and verified against
+ * it (mTLS); `allowAnonymous` admits connections that present none (Peer none). */
+export interface TlsOptions {
+  readonly key: string | Buffer
+  readonly cert: string | Buffer
+  readonly clientCa?: string | Buffer
+  readonly allowAnonymous?: boolean
+}
+
+/**
+ * What one peer can hold of the listener (section 12, Denial of service): time to send a request's
+ * headers and body, time to sit idle, and connections open at once. Node's own HTTP server
+ * enforces each one (it answers 408 and closes a connection whose headers or body are late, and
+ * closes connections past the cap at accept, before reading a byte).
+ */
+export interface ListenerLimits {
+  /** From a connection's start (or its previous answer) to a request's complete headers, in ms; an
+   * idle connection that never sends a request is closed by it too. Default 10000. */
+  readonly headersTimeoutMs?: number
+  /** Time for a request's body, in ms, after the headers' allowance: a request must be whole
+   * within `headersTimeoutMs + bodyTimeoutMs` of its start. Default 20000. */
+  readonly bodyTimeoutMs?: number
+  /** A kept-alive connection idle between requests is closed after this, in ms. Default 5000. */
+  readonly idleTimeoutMs?: number
+  /** Connections open at once; more are closed at accept, unread. Default 512. */
+  readonly maxConnections?: number
+}
+
+export const DEFAULT_LIMITS: Required<ListenerLimits> = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 20_000,
+  idleTimeoutMs: 5_000,
+  maxConnections: 512
+}
+
+export interface ListenOptions extends WritHttpOptions {
+  readonly port: number
+  readonly host?: string
+  readonly tls?: TlsOptions
+  readonly limits?: ListenerLimits
+}
+
+/** The Node server options that apply `limits`. */
+const limitOptions = (limits: ListenerLimits = {}) => {
+  const l = { ...DEFAULT_LIMITS, ...limits }
+  const headersTimeout = Math.max(1, Math.floor(l.headersTimeoutMs))
+  return {
+    headersTimeout,
+    // Node times the whole request (headers and body) from its start.
+    requestTimeout: headersTimeout + Math.max(1, Math.floor(l.bodyTimeoutMs)),
+    keepAliveTimeout: Math.max(1, Math.floor(l.idleTimeoutMs)),
+    // How often Node looks for late requests (its default, 30 s, would let a timeout run late).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)))
+  }
+}
+
+/** The Node server for `options`: plain HTTP, HTTPS, or HTTPS with client certificates. */
+export const nodeServer = (options: ListenOptions): Http.Server => {
+  const tls = options.tls
+  const limits = limitOptions(options.limits)
+  const server = tls === undefined
+    ? Http.createServer(limits)
+    : Https.createServer({
+      ...limits,
+      // A TLS handshake that stalls holds a connection like late headers do.
+      handshakeTimeout: limits.headersTimeout,
+      key: tls.key,
+      cert: tls.cert,
+      ...(tls.clientCa === undefined
+        ? {}
+        : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: tls.allowAnonymous !== true })
+    })
+  server.maxConnections = Math.max(1, Math.floor(options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections))
+  return server
+}
+
+/** Serves the binding within the scope; returns the bound port and base URL. */
+export const listen = (
+  options: ListenOptions
+): Effect.Effect<{ readonly port: number; readonly url: string }, ServeError, Scope.Scope | Executor | RevokeRateLimit> =>
+  Effect.gen(function*() {
+    const server = yield* NodeHttpServer.make(() => nodeServer(options), { port: options.port, host: options.host ?? "127.0.0.1" })
+    const address = server.address
+    const port = address._tag === "TcpAddress" ? address.port : 0
+    const host = options.host ?? "127.0.0.1"
+    const scheme = options.tls === undefined ? "http" : "https"
+    const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}${options.path ?? "/writ"}`
+    // Appendix B publishes the configured endpoint, or the one it listens on.
+    const endpoint = options.wellKnown?.endpoint !== undefined && options.wellKnown.endpoint !== ""
+      ? options.wellKnown.endpoint
+      : url
+    yield* server.serve(writHttpApp({ ...options, wellKnown: { endpoint, act: options.wellKnown?.act ?? [] } }))
+    return { port, url }
+  })
+
+export { HttpServer }
