@@ -3,8 +3,8 @@
 //   3-6  verifier and executor policy: a failure is a signed `failed` tally, returned, not stored
 //   7-10 under the admission lock, so that they are atomic with each other and with recording a
 //        revoke; step 10's consumption and step 9's pending entry are one `Atomic` store step
-import { Deferred, Effect, Either, Option, String as Str } from "effect"
-import { LimitExhausted, type LimitSpec } from "../../accounting/reservations.js"
+import { Deferred, Effect, Option, String as Str } from "effect"
+import type { LimitSpec } from "../../accounting/reservations.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import {
   type CheckedCall,
@@ -16,24 +16,16 @@ import {
   isStandingOp,
   verifyCallSignatures
 } from "../call.js"
-import type { WritError } from "../reason.js"
 import type { ObjectInput } from "../verify.js"
 import type { CheckedWrit } from "../writ.js"
 import type { CallAnswer } from "./answers.js"
 import { audit, auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
-import { type ExecutorCode, type Peer, STORE_UNAVAILABLE } from "./services.js"
+import { refusalOf, refuse, refuseUnavailable, SignedRefusal, storeStep, UnsignedError } from "./failures.js"
+import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type AuditBase, type ExecutorEnv, signWith, unsavedCovers } from "./state.js"
 import type { AcceptedCall } from "./stores.js"
 import { signPending, signRefusal } from "./tally-sign.js"
-
-/** A refusal at section 7 steps 3 to 10: signed, returned, never stored. */
-class Refusal {
-  readonly _tag = "Refusal"
-  constructor(readonly reason: ExecutorCode) {}
-}
-const refuse = (reason: ExecutorCode) => Effect.fail(new Refusal(reason))
-const refuseWith = (e: WritError) => new Refusal(e.reason)
 
 /** What step 9 found, or that the call was accepted. */
 type Found =
@@ -75,113 +67,145 @@ export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): A
 }
 
 /** Steps 1 to 10 for the call in `input`, delivered by `peer` (section 7.6). */
-export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.Effect<Admission> =>
-  Effect.gen(function*() {
-    const { state } = env
-    const sign = signWith(env)
+export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.Effect<Admission> => {
+  const peerName = peerNameOf(peer)
+  return Effect.gen(function*() {
     const now = yield* unixSeconds
-    const peerName = peerNameOf(peer)
     // Step 1: section 6.1 steps 1 to 5 on the call (unsigned error).
-    const checkedE = yield* checkCall(input).pipe(Effect.either)
-    if (Either.isLeft(checkedE)) {
-      yield* auditUnidentified(env, now, "call", peerName, checkedE.left.reason)
-      return { _tag: "answered", answer: { _tag: "error", reason: checkedE.left.reason } } as const
-    }
-    const checked = checkedE.right
+    const checked = yield* checkCall(input).pipe(
+      Effect.catchTag("WritError", (e) =>
+        Effect.zipRight(auditUnidentified(env, now, "call", peerName, e.reason), Effect.fail(new UnsignedError({ reason: e.reason }))))
+    )
     const K = checked.value
-    // Step 2: every writ of the chain passes section 6.1, then the call's signature (unsigned error).
-    const writsE = yield* verifyCallSignatures(checked).pipe(Effect.either)
     const baseAudit = {
       time: now, kind: "call" as const, identity: checked.id, unparsed: null, principal: K.from, peer: peerName,
       op: K.op
     }
-    if (Either.isLeft(writsE)) {
-      yield* audit(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: writsE.left.reason, signed: null })
-      return { _tag: "answered", answer: { _tag: "error", reason: writsE.left.reason } } as const
-    }
-    const chain = writsE.right
+    // Step 2: every writ of the chain passes section 6.1, then the call's signature (unsigned error).
+    const chain = yield* verifyCallSignatures(checked).pipe(
+      Effect.catchTag("WritError", (e) =>
+        Effect.zipRight(
+          audit(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }),
+          Effect.fail(new UnsignedError({ reason: e.reason }))
+        ))
+    )
+    const leaf = chain[chain.length - 1]
+    const fullAudit: AuditBase = { ...baseAudit, root: chain[0].value.iss, leaf: leaf.id }
+    const answered = (answer: CallAnswer, outcome?: string) =>
+      Effect.map(auditAnswer(env, fullAudit, answer, outcome), (answer) => ({ _tag: "answered", answer }) as const)
+    const sign = signWith(env)
+
+    return yield* admitChecked(env, checked, chain, now, peer).pipe(
+      Effect.flatMap((found): Effect.Effect<Admission> => {
+        switch (found._tag) {
+          case "final":
+            return answered({ _tag: "tally", tally: found.tally, res: found.res }, "replay")
+          case "pending": {
+            // The pending tally of the recorded entry, with its acc (section 7 step 9).
+            const p = found.accepted
+            return Effect.flatMap(
+              sign(signPending(p.call, p.leaf, p.op, p.acc)),
+              (tally) => answered({ _tag: "tally", tally, res: Option.none() })
+            )
+          }
+          case "accepted":
+            return Effect.succeed({ _tag: "accepted", accepted: found.accepted, checked, chain, stop: found.stop, base: fullAudit })
+        }
+      }),
+      // Steps 3 to 10: a signed `failed` tally, returned and not stored.
+      Effect.catchTag("SignedRefusal", (e) =>
+        Effect.flatMap(
+          sign(signRefusal(checked.id, leaf.id, K.op, now, e.reason)),
+          (tally) => answered({ _tag: "tally", tally, res: Option.none() })
+        ))
+    )
+  }).pipe(
+    // Steps 1 and 2: an unsigned error (audited where it was found).
+    Effect.catchTag("UnsignedError", (e) => Effect.succeed({ _tag: "answered", answer: { _tag: "error", reason: e.reason } } as const))
+  )
+}
+
+/** Steps 3 to 10 of a call that passed steps 1 and 2. */
+const admitChecked = (
+  env: ExecutorEnv,
+  checked: CheckedCall,
+  chain: ReadonlyArray<CheckedWrit>,
+  now: number,
+  peer: Peer
+): Effect.Effect<Found, SignedRefusal> =>
+  Effect.gen(function*() {
+    const { state } = env
+    const K = checked.value
     const leaf = chain[chain.length - 1]
     const standing = isStandingOp(K.op)
     const chainIds = chain.map((w) => w.id)
     const issuers = chain.map((w) => w.value.iss)
-    const fullAudit: AuditBase = { ...baseAudit, root: chain[0].value.iss, leaf: leaf.id }
-    const answered = (answer: CallAnswer, outcome?: string) =>
-      Effect.map(auditAnswer(env, fullAudit, answer, outcome), (answer) => ({ _tag: "answered", answer }) as const)
-
-    const admitted = yield* Effect.gen(function*() {
-      // Step 3: the rest of section 4's chain verification.
-      yield* checkCallChain(chain).pipe(Effect.mapError(refuseWith))
-      // Step 4: forward only, every writ unexpired by the executor's own clock.
-      if (!standing) yield* checkCallExpiry(chain, now).pipe(Effect.mapError(refuseWith))
-      // Step 5: root acceptance (section 7.1).
-      if (!(yield* env.roots.accepts(chain[0].value.iss))) yield* refuse("root_not_accepted")
-      // Step 6: this executor is the leaf holder.
-      if (leaf.value.hld !== env.did) yield* refuse("wrong_executor")
-      // Steps 7 to 10 (and step 11's pending record) are atomic with other calls and with
-      // recording a revoke.
-      return yield* state.admission.withPermits(1)(Effect.gen(function*() {
-        // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
-        if (!standing) {
-          const revoked = yield* env.revokes.covers(chainIds, issuers).pipe(
-            Effect.mapError(() => new Refusal(STORE_UNAVAILABLE))
-          )
-          if (revoked || unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
-        }
-        // Step 8: the peer binding first (section 7.6), failing closed; then standing.
-        if (peer._tag === "unnamed") yield* refuse("peer_mismatch")
-        if (peer._tag === "named" && !(yield* env.peers.speaksFor(peer.id, K.from))) yield* refuse("peer_mismatch")
-        if (standing) yield* checkStanding(checked, chain).pipe(Effect.mapError(refuseWith))
-        else yield* checkForward(checked, chain).pipe(Effect.mapError(refuseWith))
-        // Step 9: replay.
-        const entry = yield* env.calls.get(leaf.id, K.id).pipe(Effect.mapError(() => new Refusal(STORE_UNAVAILABLE)))
-        if (Option.isSome(entry)) {
-          const e = entry.value
-          return e.state === "final"
-            ? ({ _tag: "final", tally: e.tally, res: e.res } as Found)
-            : ({ _tag: "pending", accepted: e.accepted } as Found)
-        }
-        // Step 10 with step 9's pending entry and step 11's acc: one atomic store step. A
-        // refusal here consumes nothing and leaves no entry (the transaction rolls back).
-        const limits = standing ? [] : limitsOf(chain, K.args)
-        const reservation = limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
-        const accepted: AcceptedCall = {
-          leaf: leaf.id,
-          id: K.id,
-          call: checked.id,
-          op: K.op,
-          acc: now,
-          standing,
-          chain: chainIds,
-          issuers,
-          exp: leaf.value.exp,
-          reservation
-        }
-        yield* env.atomic.transaction(Effect.gen(function*() {
-          if (reservation !== null) yield* env.reservations.reserve({ id: reservation, limits, onFailure: "consume" })
-          yield* env.calls.insertPending(accepted)
-        })).pipe(
-          Effect.mapError((e) =>
-            e instanceof LimitExhausted
-              ? new Refusal(e.key.startsWith("writ/count/") ? "count_exhausted" : "total_exhausted")
-              : new Refusal(STORE_UNAVAILABLE)
-          )
-        )
-        const stop = yield* Deferred.make<void>()
-        state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
-        return { _tag: "accepted", accepted, stop } as Found
-      }))
-    }).pipe(Effect.either)
-
-    if (Either.isLeft(admitted)) {
-      const tally = yield* sign(signRefusal(checked.id, leaf.id, K.op, now, admitted.left.reason))
-      return yield* answered({ _tag: "tally", tally, res: Option.none() })
-    }
-    const a = admitted.right
-    if (a._tag === "final") return yield* answered({ _tag: "tally", tally: a.tally, res: a.res }, "replay")
-    if (a._tag === "pending") {
-      // The pending tally of the recorded entry, with its acc (section 7 step 9).
-      const p = a.accepted
-      return yield* answered({ _tag: "tally", tally: yield* sign(signPending(p.call, p.leaf, p.op, p.acc)), res: Option.none() })
-    }
-    return { _tag: "accepted", accepted: a.accepted, checked, chain, stop: a.stop, base: fullAudit } as const
-  })
+    // Step 3: the rest of section 4's chain verification.
+    yield* checkCallChain(chain)
+    // Step 4: forward only, every writ unexpired by the executor's own clock.
+    if (!standing) yield* checkCallExpiry(chain, now)
+    // Step 5: root acceptance (section 7.1).
+    if (!(yield* env.roots.accepts(chain[0].value.iss))) yield* refuse("root_not_accepted")
+    // Step 6: this executor is the leaf holder.
+    if (leaf.value.hld !== env.did) yield* refuse("wrong_executor")
+    // Steps 7 to 10 (and step 11's pending record) are atomic with other calls and with
+    // recording a revoke.
+    return yield* state.admission.withPermits(1)(Effect.gen(function*() {
+      // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
+      if (!standing) {
+        const revoked = yield* env.revokes.covers(chainIds, issuers)
+        if (revoked || unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
+      }
+      // Step 8: the peer binding first (section 7.6), failing closed; then standing.
+      if (peer._tag === "unnamed") yield* refuse("peer_mismatch")
+      if (peer._tag === "named" && !(yield* env.peers.speaksFor(peer.id, K.from))) yield* refuse("peer_mismatch")
+      if (standing) yield* checkStanding(checked, chain)
+      else yield* checkForward(checked, chain)
+      // Step 9: replay.
+      const entry = yield* env.calls.get(leaf.id, K.id)
+      if (Option.isSome(entry)) {
+        const e = entry.value
+        return e.state === "final"
+          ? ({ _tag: "final", tally: e.tally, res: e.res } as Found)
+          : ({ _tag: "pending", accepted: e.accepted } as Found)
+      }
+      // Step 10 with step 9's pending entry and step 11's acc: one atomic store step. A
+      // refusal here consumes nothing and leaves no entry (the transaction rolls back).
+      const limits = standing ? [] : limitsOf(chain, K.args)
+      const reservation = limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
+      const accepted: AcceptedCall = {
+        leaf: leaf.id,
+        id: K.id,
+        call: checked.id,
+        op: K.op,
+        acc: now,
+        standing,
+        chain: chainIds,
+        issuers,
+        exp: leaf.value.exp,
+        reservation
+      }
+      yield* env.atomic.transaction(Effect.gen(function*() {
+        if (reservation !== null) yield* env.reservations.reserve({ id: reservation, limits, onFailure: "consume" })
+        yield* env.calls.insertPending(accepted)
+      })).pipe(
+        storeStep("writ.admission"),
+        Effect.catchTags({
+          LimitExhausted: (e) => refuse(e.key.startsWith("writ/count/") ? "count_exhausted" : "total_exhausted"),
+          // A request this executor built wrongly is no less a refusal to run (section 9).
+          ReservationConflict: () => refuse(STORE_UNAVAILABLE),
+          ReservationInvalid: () => refuse(STORE_UNAVAILABLE)
+        })
+      )
+      const stop = yield* Deferred.make<void>()
+      state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
+      return { _tag: "accepted", accepted, stop } as Found
+    }))
+  }).pipe(
+    Effect.catchTags({
+      WritError: (e) => Effect.fail(refusalOf(e)),
+      // Section 9: a store that cannot be read or written at steps 7 to 10 means the operation
+      // MUST NOT run; refused with the executor's code, recording nothing.
+      StoreError: refuseUnavailable
+    })
+  )

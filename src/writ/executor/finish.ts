@@ -2,9 +2,10 @@
 // tally store, the call's audit entry and (for sys/undo) the reversal store are written in one
 // `Atomic` step; if that fails the answer is a pending tally (section 9), which is what the
 // durable record resolves to after a restart.
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import type { CallAnswer } from "./answers.js"
+import { storeStep } from "./failures.js"
 import { APPLICATION_ERROR, type Outcome } from "./services.js"
 import { type ExecutorEnv, signWith } from "./state.js"
 import type { AcceptedCall, StoreError } from "./stores.js"
@@ -39,10 +40,9 @@ export const finish = (
     const res = outcome.res === undefined ? Option.none<Json>() : Option.some(outcome.res)
     // Only work that delegated (in this process, or any work found after a restart) has
     // issued writs or sub-tallies to read back (section 7.5).
-    const delegated = state.delegating.has(accepted.call) || state.recovering
-      ? yield* env.delegations.forCall(accepted.leaf, accepted.id).pipe(Effect.either)
-      : Either.right({ wrt: [] as ReadonlyArray<JsonObject>, sub: [] as ReadonlyArray<JsonObject> })
-    const { wrt, sub } = Either.isRight(delegated) ? delegated.right : { wrt: [], sub: [] }
+    const { wrt, sub } = state.delegating.has(accepted.call) || state.recovering
+      ? yield* env.delegations.forCall(accepted.leaf, accepted.id).pipe(storeStep("writ.finish"))
+      : { wrt: [] as ReadonlyArray<JsonObject>, sub: [] as ReadonlyArray<JsonObject> }
     const tally = yield* sign(signTally({
       call: accepted.call,
       writ: accepted.leaf,
@@ -56,8 +56,7 @@ export const finish = (
       sub,
       wrt
     }))
-    const persisted = yield* env.atomic.transaction(Effect.gen(function*() {
-      if (Either.isLeft(delegated)) return yield* Effect.fail(delegated.left)
+    yield* env.atomic.transaction(Effect.gen(function*() {
       yield* env.calls.finalize(accepted.leaf, accepted.id, tally, res)
       yield* env.tallies.put({
         tally: identity(tally),
@@ -87,16 +86,15 @@ export const finish = (
           : env.reservations.settleFailure(accepted.reservation)
         yield* settle.pipe(Effect.catchIf((e) => e._tag !== "StoreError", () => Effect.void))
       }
-    })).pipe(Effect.either)
-    if (Either.isRight(persisted)) state.auditBases.delete(accepted.call)
-    if (Either.isLeft(persisted)) {
-      // Section 9: performed but not persisted; answer what the durable record will resolve to.
-      yield* Effect.logWarning(`final tally not persisted: ${persisted.left.message}`)
-      return {
-        _tag: "tally",
-        tally: yield* sign(signPending(accepted.call, accepted.leaf, accepted.op, accepted.acc)),
-        res: Option.none()
-      } as const
-    }
+    })).pipe(storeStep("writ.finish"))
+    state.auditBases.delete(accepted.call)
     return { _tag: "tally", tally, res } as const
-  })
+  }).pipe(
+    // Section 9: performed but not persisted; answer what the durable record will resolve to.
+    Effect.catchTag("StoreError", (e) =>
+      Effect.gen(function*() {
+        yield* Effect.logWarning(`final tally not persisted (${e.operation}): ${e.message}`)
+        const tally = yield* signWith(env)(signPending(accepted.call, accepted.leaf, accepted.op, accepted.acc))
+        return { _tag: "tally", tally, res: Option.none() } as const
+      }))
+  )

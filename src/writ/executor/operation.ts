@@ -1,7 +1,7 @@
 // Section 7 step 11: the operation handed to the application, and running it. The application
 // is a service (src/writ/executor/services.ts); whatever it returns or dies with, the executor
 // gets an outcome it can sign.
-import { Deferred, Effect, Either, Option } from "effect"
+import { Deferred, Effect, Option } from "effect"
 import type { JsonObject } from "../../kernel/json.js"
 import { verifyTallyObject } from "../tally.js"
 import { APPLICATION_ERROR, type Operation, type Outcome } from "./services.js"
@@ -60,16 +60,19 @@ export const operation = (
       const { wrt } = yield* env.delegations.forCall(accepted.leaf, accepted.id)
       const named = wrt.find((w) => identity(w) === sub.writ)
       if (named === undefined || typeof named.hld !== "string") return false
-      const checked = yield* verifyTallyObject(sub, named.hld).pipe(Effect.either)
-      if (Either.isLeft(checked)) return false
-      yield* env.delegations.recordSub({
-        leaf: accepted.leaf,
-        id: accepted.id,
-        subCall: checked.right.value.call,
-        signer: named.hld,
-        object: sub
-      })
-      return true
+      return yield* verifyTallyObject(sub, named.hld).pipe(
+        Effect.flatMap((checked) =>
+          env.delegations.recordSub({
+            leaf: accepted.leaf,
+            id: accepted.id,
+            subCall: checked.value.call,
+            signer: named.hld as string,
+            object: sub
+          })
+        ),
+        Effect.as(true),
+        Effect.catchTag("WritError", () => Effect.succeed(false))
+      )
     })
 })
 

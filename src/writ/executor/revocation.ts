@@ -2,13 +2,14 @@
 // 11 of every forward call, stops the running operations it covers, is answered with the pending
 // tallies of the calls still open and a signed ack, and is forwarded to the holders of the writs
 // this executor issued under the revoked writ, whose acks are relayed when they verify.
-import { Deferred, Effect, Either, Option, String as Str } from "effect"
+import { Deferred, Effect, Option, String as Str } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import { ackSpec } from "../ack.js"
 import { verifyRevoke } from "../revoke.js"
 import { checkObject, checkSignature, type ObjectInput } from "../verify.js"
 import type { RevokeAnswer } from "./answers.js"
 import { audit, auditUnidentified, peerNameOf } from "./audit.js"
+import { storeStep, UnsignedError } from "./failures.js"
 import { type AckWithBody, Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type ExecutorEnv, signWith } from "./state.js"
@@ -19,36 +20,39 @@ const isAckBody = (u: Json): boolean =>
   typeof u === "object" && u !== null && !Array.isArray(u) &&
   Array.isArray((u as JsonObject).held) && Array.isArray((u as JsonObject).open)
 
-/** Keeps each forwarded ack that passes section 9.4 steps 2 to 4 for this revoke. */
+/** Keeps each forwarded ack that passes section 9.4 steps 2 to 4 for this revoke; drops any other. */
 const keepAck = (env: ExecutorEnv, revokeId: string, a: AckWithBody) =>
   Effect.gen(function*() {
-    const checked = yield* checkObject(ackSpec, a.ack).pipe(Effect.either)
-    if (Either.isLeft(checked)) return
-    const ok = yield* checkSignature(ackSpec, checked.right, checked.right.value.iss).pipe(Effect.either)
-    if (Either.isLeft(ok)) return
-    if (checked.right.value.revoke !== revokeId) return
-    if (checked.right.value.out !== hashOf(a.res)) return
-    if (!isAckBody(a.res)) return
-    yield* env.acks.keep({ revoke: revokeId, ack: checked.right.id, object: a.ack, res: a.res }).pipe(
-      Effect.catchAll((e) => Effect.logWarning(`relayed ack not kept: ${e.message}`))
+    const checked = yield* checkObject(ackSpec, a.ack)
+    yield* checkSignature(ackSpec, checked, checked.value.iss)
+    if (checked.value.revoke !== revokeId || checked.value.out !== hashOf(a.res) || !isAckBody(a.res)) return
+    yield* env.acks.keep({ revoke: revokeId, ack: checked.id, object: a.ack, res: a.res }).pipe(
+      Effect.catchTag("StoreError", (e) => Effect.logWarning(`relayed ack not kept: ${e.message}`))
     )
-  })
+  }).pipe(Effect.catchTag("WritError", () => Effect.void))
 
-export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<RevokeAnswer> =>
-  Effect.gen(function*() {
+/** Runs `stop` signals of every forward operation the revoke covers (section 9.1). */
+const stopCovered = (env: ExecutorEnv, covers: (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) => boolean) =>
+  Effect.forEach(
+    [...env.state.running.values()].filter((run) => run.forward && covers(run.chain, run.issuers)),
+    (run) => Deferred.succeed(run.stop, undefined),
+    { discard: true }
+  )
+
+export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<RevokeAnswer> => {
+  const peerName = peerNameOf(peer)
+  return Effect.gen(function*() {
     const { state } = env
     const sign = signWith(env)
     const now = yield* unixSeconds
-    const peerName = peerNameOf(peer)
     // Section 9.1 steps 1 to 4, in order; an invalid revoke is not recorded and changes nothing.
-    const verified = yield* verifyRevoke(input).pipe(Effect.either)
-    if (Either.isLeft(verified)) {
-      yield* auditUnidentified(env, now, "revoke", peerName, verified.left.reason)
-      return { _tag: "invalid", reason: verified.left.reason } as const
-    }
-    const r = verified.right.revoke
+    const verified = yield* verifyRevoke(input).pipe(
+      Effect.catchTag("WritError", (e) =>
+        Effect.zipRight(auditUnidentified(env, now, "revoke", peerName, e.reason), Effect.fail(new UnsignedError({ reason: e.reason }))))
+    )
+    const r = verified.revoke
     const { writ, iss } = r.value
-    const rchain = verified.right.chain
+    const rchain = verified.chain
     const covers = (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
       writ === "*" ? issuers.includes(iss) : chain.includes(writ)
     const baseAudit = {
@@ -57,7 +61,7 @@ export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.n
     }
 
     // Recording the revoke is atomic with steps 7 to 11 of every forward call (section 7).
-    const recorded = yield* state.admission.withPermits(1)(Effect.gen(function*() {
+    const { open, ack, body } = yield* state.admission.withPermits(1)(Effect.gen(function*() {
       const stored = yield* env.atomic.transaction(Effect.gen(function*() {
         yield* env.revokes.record({
           revoke: r.id,
@@ -70,33 +74,30 @@ export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.n
         const held = writ === "*" ? yield* env.tallies.underIssuer(iss) : yield* env.tallies.underWrit(writ)
         const pending = yield* env.calls.pending
         return { held, pending }
-      })).pipe(Effect.either)
-      const toStop = [...state.running.entries()].filter(([, run]) => run.forward && covers(run.chain, run.issuers))
-      if (Either.isLeft(stored)) {
+      })).pipe(
+        storeStep("writ.revoke"),
         // Section 9: not persisted, so answered as an error, but honored for as long as we run.
-        state.unsaved.push({ writ, iss })
-        for (const [, run] of toStop) yield* Deferred.succeed(run.stop, undefined)
-        return Either.left(stored.left)
-      }
-      const open = stored.right.pending
+        Effect.tapError(() => Effect.zipRight(Effect.sync(() => state.unsaved.push({ writ, iss })), stopCovered(env, covers)))
+      )
+      const open = stored.pending
         .filter((p) => !p.standing && covers(p.chain, p.issuers))
         .sort((x, y) => Str.Order(x.call, y.call))
-      const held = [...stored.right.held]
+      const held = [...stored.held]
         .sort((x, y) => Str.Order(x.call, y.call) || Str.Order(x.tally, y.tally))
         .map((h) => ({ call: h.call, tally: h.tally }))
       const body: JsonObject = { held, open: open.map((p) => p.call) }
       const ack = yield* sign(signAck(r.id, env.did, now, body))
       // Tell every forward operation under the revoked writ to stop (section 9.1).
-      for (const [, run] of toStop) yield* Deferred.succeed(run.stop, undefined)
-      return Either.right({ open, ack, body })
-    }))
-
-    if (Either.isLeft(recorded)) {
-      yield* Effect.logWarning(`revoke not persisted: ${recorded.left.message}`)
-      yield* audit(env, { ...baseAudit, outcome: "unsaved", reason: STORE_UNAVAILABLE, signed: null })
-      return { _tag: "unsaved", code: STORE_UNAVAILABLE } as const
-    }
-    const { open, ack, body } = recorded.right
+      yield* stopCovered(env, covers)
+      return { open, ack, body }
+    })).pipe(
+      Effect.tapError((e) =>
+        Effect.zipRight(
+          Effect.logWarning(`revoke not persisted (${e.operation}): ${e.message}`),
+          audit(env, { ...baseAudit, outcome: "unsaved", reason: STORE_UNAVAILABLE, signed: null })
+        )
+      )
+    )
     // Every call still open is answered with a pending tally; its final tally follows when the
     // operation returns.
     const answered = yield* Effect.forEach(open, (p) => sign(signPending(p.call, p.leaf, p.op, p.acc)))
@@ -121,5 +122,11 @@ export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.n
       ack,
       res: body,
       fwd: kept.map((k) => ({ ack: k.object, res: k.res }))
-    } as const
-  })
+    } as RevokeAnswer
+  }).pipe(
+    Effect.catchTags({
+      UnsignedError: (e) => Effect.succeed<RevokeAnswer>({ _tag: "invalid", reason: e.reason }),
+      StoreError: () => Effect.succeed<RevokeAnswer>({ _tag: "unsaved", code: STORE_UNAVAILABLE })
+    })
+  )
+}

@@ -2,9 +2,9 @@
 // operations (section 7 step 11), the root-acceptance decision (7.1), the peer bindings (7.6), and
 // the transport that forwards a revoke to executors below (9.1). Transports stay out of the
 // protocol: the HTTP binding provides a Forwarder, tests provide their own.
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
-import type { WritReason } from "../reason.js"
+import { WritReason } from "../reason.js"
 import type { AcceptedCall, HeldTally, StoreError } from "./stores.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +152,8 @@ export const STORE_UNAVAILABLE = "mandate/store_unavailable" as const
 export const APPLICATION_ERROR = "mandate/application_error" as const
 
 /** Every code the executor itself puts in `err.code` or an unsigned error: section 11's, or its own. */
-export type ExecutorCode = WritReason | typeof STORE_UNAVAILABLE | typeof APPLICATION_ERROR
+export const ExecutorCode = Schema.Union(WritReason, Schema.Literal(STORE_UNAVAILABLE, APPLICATION_ERROR))
+export type ExecutorCode = typeof ExecutorCode.Type
 
 /**
  * Runs `work` as an operation that stops when told to (section 9.1): on the executor's stop signal
