@@ -3,7 +3,7 @@
 // failures (section 9), peers that cannot be named (7.6), forwarding and relayed acks (9.1, 9.4),
 // sub-tallies and `used` (7.5), the audit record (9.3). Every test runs on both store Layers.
 import { Deferred, Effect, Fiber, Option } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Reservations } from "../../src/accounting/reservations.js"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { Received } from "../../src/writ/verify.js"
@@ -22,8 +22,11 @@ const E = key(3) // the executor
 const C = key(4) // a sub-executor E delegates to
 const S = key(5) // a stranger
 
-/** Runs with the executor's clock at T0 (the writs expire at EXP), sleeping on the real clock. */
-const run = <A, E>(self: Effect.Effect<A, E>) => Effect.runPromise(Effect.withClock(self, settable().clock))
+/**
+ * The executor's clock at T0 (the writs expire at EXP). These tests race real fibers against each
+ * other, so sleeping is on the real clock, not the TestClock.
+ */
+const atT0 = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.withClock(self, settable().clock)
 const tallyOf = (a: CallAnswer): JsonObject => {
   if (a._tag !== "tally") throw new Error(`expected a tally, got error ${a.reason}`)
   return a.tally
@@ -46,8 +49,8 @@ const chainTo = (bnd: JsonObject, leafBnd: JsonObject = bnd) => {
 
 for (const kind of kinds) {
   describe(`executor on the ${kind} stores`, () => {
-    it("answers section 7 steps 1 and 2 with unsigned errors and records nothing", () =>
-      run(Effect.gen(function*() {
+    it.scoped("answers section 7 steps 1 and 2 with unsigned errors and records nothing", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok()))
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
@@ -73,8 +76,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("lets exactly one of many distinct calls take a count of 1 (steps 9 and 10 atomic)", () =>
-      run(Effect.gen(function*() {
+    it.scoped("lets exactly one of many distinct calls take a count of 1 (steps 9 and 10 atomic)", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok({ n: 1 })))
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
@@ -99,8 +102,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("runs the operation once for many copies of one signed call, every final answer byte-identical", () =>
-      run(Effect.gen(function*() {
+    it.scoped("runs the operation once for many copies of one signed call, every final answer byte-identical", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok({ charge: "ch_1" })))
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
@@ -120,8 +123,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("never lets racing calls take a total past its value", () =>
-      run(Effect.gen(function*() {
+    it.scoped("never lets racing calls take a total past its value", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok()))
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
@@ -141,8 +144,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("refuses with a signed implementation code when steps 9 and 10 cannot be written, consuming nothing", () =>
-      run(Effect.gen(function*() {
+    it.scoped("refuses with a signed implementation code when steps 9 and 10 cannot be written, consuming nothing", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok()))
         let failing = true
@@ -167,8 +170,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("answers a pending tally when the final tally cannot be persisted, and resolves it after a restart", () =>
-      run(Effect.gen(function*() {
+    it.scoped("answers a pending tally when the final tally cannot be persisted, and resolves it after a restart", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok({ done: true })))
         const stores = patch(d.context(), TallyStore, (s) => ({ ...s, put: () => injected("writ.tallyStore.put") }))
@@ -196,8 +199,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("answers an unsaved revoke with an error, honors it while running, and records it on retry", () =>
-      run(Effect.gen(function*() {
+    it.scoped("answers an unsaved revoke with an error, honors it while running, and records it on retry", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok()))
         let failing = true
@@ -226,8 +229,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("makes recording a revoke atomic with accepting forward calls: every accepted call is held or open", () =>
-      run(Effect.gen(function*() {
+    it.scoped("makes recording a revoke atomic with accepting forward calls: every accepted call is held or open", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.as(Effect.sleep("2 millis"), ok()))
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
@@ -251,8 +254,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("tells in-flight forward work under the revoked writ to stop, and leaves other work alone", () =>
-      run(Effect.gen(function*() {
+    it.scoped("tells in-flight forward work under the revoked writ to stop, and leaves other work alone", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const seen = new Map<string, boolean>()
         const release = yield* Deferred.make<void>()
@@ -281,8 +284,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("interrupts work written with cancelOnStop when a revoke tells it to stop", () =>
-      run(Effect.gen(function*() {
+    it.scoped("interrupts work written with cancelOnStop when a revoke tells it to stop", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         let interrupted = false
         const app = scripted((op) =>
@@ -297,8 +300,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("stops work that races its stop signal even when the caller runs the call uninterruptibly", () =>
-      run(Effect.gen(function*() {
+    it.scoped("stops work that races its stop signal even when the caller runs the call uninterruptibly", () =>
+      atT0(Effect.gen(function*() {
         // A transport may run its handler uninterruptibly (as @effect/platform's HTTP server does);
         // the accepted work's own fiber must still be able to interrupt the loser of its race.
         const d = yield* openDurable(kind)
@@ -317,8 +320,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("runs one reversal at a time per tally; a second undo waits and performs nothing", () =>
-      run(Effect.gen(function*() {
+    it.scoped("runs one reversal at a time per tally; a second undo waits and performs nothing", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const g = yield* gate()
         let reversals = 0
@@ -345,8 +348,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("limits a writ with several count bounds by the smallest, incrementing its entry once per call", () =>
-      run(Effect.gen(function*() {
+    it.scoped("limits a writ with several count bounds by the smallest, incrementing its entry once per call", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok()))
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
@@ -362,8 +365,27 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("answers a revoke received again with a new ack that is true of its own rcv", () =>
-      run(Effect.gen(function*() {
+    it.scoped("answers count_exhausted before total_exhausted when a call exhausts both (section 7 step 10)", () =>
+      atT0(Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const app = scripted(() => Effect.succeed(ok()))
+        const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+        // The root's total comes first in chain order; the leaf's count must still be named first.
+        const [w1, w2] = chainTo(
+          { act: act("pay"), amount: { t: "total", v: 100 } },
+          { act: act("pay"), amount: { t: "total", v: 100 }, uses: { t: "count", v: 1 } }
+        )
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "pay/x", { amount: 100 })))).toBe(null)
+        expect(codeOf(yield* ex.call(call(B, [w1, w2], "pay/x", { amount: 1 })))).toBe("count_exhausted")
+        // The refusal consumed nothing.
+        const used = (k: string) => Effect.provide(Effect.flatMap(Reservations, (r) => r.used(k)), d.context())
+        expect(yield* used(`writ/count/${identity(w2)}`)).toBe(1n)
+        expect(yield* used(`writ/total/${identity(w1)}/amount`)).toBe(100n)
+        expect(app.log.length).toBe(1)
+      })))
+
+    it.scoped("answers a revoke received again with a new ack that is true of its own rcv", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const release = yield* Deferred.make<void>()
         const app = scripted(() => Effect.as(Deferred.await(release), ok()))
@@ -389,8 +411,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("resolves a pending record to the outcome the application determines after a restart", () =>
-      run(Effect.gen(function*() {
+    it.scoped("resolves a pending record to the outcome the application determines after a restart", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const never = scripted(() => Effect.never)
         const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: never.service })
@@ -411,8 +433,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("signs a failed tally with an implementation code when the application dies or returns garbage", () =>
-      run(Effect.gen(function*() {
+    it.scoped("signs a failed tally with an implementation code when the application dies or returns garbage", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted((op) =>
           op.op === "travel/die"
@@ -427,8 +449,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("keeps issued writs and sub-tallies of a call lost in a crash, in its resolved tally", () =>
-      run(Effect.gen(function*() {
+    it.scoped("keeps issued writs and sub-tallies of a call lost in a crash, in its resolved tally", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const [w1, w2] = chainTo({ act: act("travel"), amount: { t: "max", v: 60000 } })
         let child: JsonObject | null = null
@@ -469,8 +491,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("reverses a tally once when many undos for it race", () =>
-      run(Effect.gen(function*() {
+    it.scoped("reverses a tally once when many undos for it race", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         let reversals = 0
         const app = scripted((op) =>
@@ -493,9 +515,9 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("keeps standing calls after expiry fail-closed on everything but expiry and revocation", () => {
+    it.scoped("keeps standing calls after expiry fail-closed on everything but expiry and revocation", () => {
       const clock = settable()
-      return Effect.runPromise(Effect.gen(function*() {
+      return Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted((op) =>
           Effect.succeed(op.kind === "forward" ? ({ st: "ok", res: { c: 1 }, rev: EXP + 7200 } as Outcome) : ok({ r: 1 })))
@@ -529,11 +551,11 @@ for (const kind of kinds) {
         expect([tallyOf(done).st, tallyOf(done).rev, tallyOf(done).acc]).toEqual(["ok", null, EXP + 100])
         expect(codeOf(yield* ex.call(call(B, [w1, w2], "travel/charge")))).toBe("expired")
         yield* d.close
-      }).pipe(Effect.withClock(clock.clock)))
+      }).pipe(Effect.withClock(clock.clock))
     })
 
-    it("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
-      run(Effect.gen(function*() {
+    it.scoped("fails a peer the transport authenticated but cannot name, closed (section 7.6)", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const app = scripted(() => Effect.succeed(ok()))
         const ex = yield* rig(d.context(), {
@@ -547,8 +569,8 @@ for (const kind of kinds) {
         yield* d.close
       })))
 
-    it("records issued writs and verified sub-tallies, covers their used, forwards revokes and relays acks", () =>
-      run(Effect.gen(function*() {
+    it.scoped("records issued writs and verified sub-tallies, covers their used, forwards revokes and relays acks", () =>
+      atT0(Effect.gen(function*() {
         const d = yield* openDurable(kind)
         const [w1, w2] = chainTo({ act: act("travel"), amount: { t: "max", v: 60000 } })
         let child: JsonObject | null = null
@@ -603,8 +625,8 @@ for (const kind of kinds) {
 }
 
 describe("executor identity", () => {
-  it("signs as the did:key of its Signer", () =>
-    run(Effect.gen(function*() {
+  it.scoped("signs as the did:key of its Signer", () =>
+    atT0(Effect.gen(function*() {
       const d = yield* openDurable("memory")
       const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service })
       expect(ex.did).toBe(E.did)

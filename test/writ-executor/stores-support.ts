@@ -12,21 +12,26 @@ import type { StoreContext } from "../../src/writ/executor/scenario.js"
 export type Kind = "memory" | "sqlite"
 export const kinds: ReadonlyArray<Kind> = ["memory", "sqlite"]
 
-/** A durable store that survives `reopen` (memory: same instance; SQLite: same file, new connection). */
+/**
+ * A durable store that survives `reopen` (memory: same instance; SQLite: same file, new
+ * connection). It lives in the caller's scope: its contexts are used only while that scope is open.
+ */
 export interface Durable {
   readonly context: () => Context.Context<StoreContext>
   readonly reopen: Effect.Effect<Context.Context<StoreContext>>
+  /** Closes the store now (a crash or a shutdown); the scope would close it anyway. */
   readonly close: Effect.Effect<void>
 }
 
-export const openDurable = (kind: Kind): Effect.Effect<Durable> =>
+export const openDurable = (kind: Kind): Effect.Effect<Durable, never, Scope.Scope> =>
   Effect.gen(function*() {
     if (kind === "memory") {
-      const context = (yield* Effect.scoped(Layer.build(MemoryWrit.layer))) as Context.Context<StoreContext>
+      const context = (yield* Layer.build(MemoryWrit.layer)) as Context.Context<StoreContext>
       return { context: () => context, reopen: Effect.succeed(context), close: Effect.void }
     }
     const file = join(mkdtempSync(join(tmpdir(), "mandate-writ-")), "executor.sqlite")
     let scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     let context = (yield* Layer.buildWithScope(SqliteWrit.layer(file), scope).pipe(Effect.orDie)) as Context.Context<StoreContext>
     return {
       context: () => context,

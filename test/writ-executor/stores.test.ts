@@ -2,7 +2,7 @@
 // (memory: the same instance; SQLite: a new connection to the same file), and a write inside an
 // atomic step that then fails leaves nothing behind (fault injection: no half-state).
 import { Context, Effect, Option } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
 import {
   type AcceptedCall,
@@ -161,31 +161,28 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
-const emptyRead = async (kind: "memory" | "sqlite", c: Case) =>
-  Effect.runPromise(Effect.gen(function*() {
+const emptyRead = (kind: "memory" | "sqlite", c: Case) =>
+  Effect.scoped(Effect.gen(function*() {
     const d = yield* openDurable(kind)
-    const v = yield* Effect.provide(c.read, d.context())
-    yield* d.close
-    return v
+    return yield* Effect.provide(c.read, d.context())
   }))
 
 for (const kind of kinds) {
   describe(`writ stores on ${kind}`, () => {
     for (const c of cases) {
-      it(`${c.name}: a committed write survives a restart`, () =>
-        Effect.runPromise(Effect.gen(function*() {
+      it.scoped(`${c.name}: a committed write survives a restart`, () =>
+        Effect.gen(function*() {
           const d = yield* openDurable(kind)
           const atomic = Context.get(d.context(), Atomic)
           yield* Effect.provide(atomic.transaction(c.write), d.context())
           const reopened = yield* d.reopen
           expect(yield* Effect.provide(c.read, reopened)).toEqual(c.expected)
-          yield* d.close
-        })))
+        }))
 
-      it(`${c.name}: a step that fails after writing leaves nothing`, async () => {
-        const before = await emptyRead(kind, c)
-        expect(before).not.toEqual(c.expected)
-        await Effect.runPromise(Effect.gen(function*() {
+      it.scoped(`${c.name}: a step that fails after writing leaves nothing`, () =>
+        Effect.gen(function*() {
+          const before = yield* emptyRead(kind, c)
+          expect(before).not.toEqual(c.expected)
           const d = yield* openDurable(kind)
           const atomic = Context.get(d.context(), Atomic)
           const failed = yield* Effect.provide(
@@ -196,9 +193,7 @@ for (const kind of kinds) {
           expect(yield* Effect.provide(c.read, d.context())).toEqual(before)
           const reopened = yield* d.reopen
           expect(yield* Effect.provide(c.read, reopened)).toEqual(before)
-          yield* d.close
         }))
-      })
     }
   })
 }
