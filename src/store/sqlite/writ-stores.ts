@@ -7,24 +7,16 @@
 //
 // JSON objects are stored as their RFC 8785 text and read back with the strict reader, so an
 // answer from the store is byte for byte the answer first given (section 7 step 9).
-import { SqlClient } from "@effect/sql"
-import { Effect, Either, Layer, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { type StoreError, storeError } from "../../accounting/store-error.js"
-import { encodeCanonical } from "../../kernel/canonical.js"
-import { type Json, type JsonObject, parseJson } from "../../kernel/json.js"
+import type { Json } from "../../kernel/json.js"
 import {
   AckStore,
-  type AcceptedCall,
-  type AuditEntry,
   AuditLog,
-  type CallEntry,
   CallStore,
   DelegationStore,
-  type HeldTally,
-  type IssuedWrit,
-  type KeptAck,
-  type Reversal,
   ReversalStore,
   RevokeStore,
   TallyStore,
@@ -34,6 +26,24 @@ import {
 import type { StoreMigrations } from "../sql/migrations.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
 import * as SqliteReservations from "./reservations.js"
+import {
+  acceptedFromRow,
+  AckRow,
+  ackFromRow,
+  AuditRow,
+  auditFromRow,
+  callEntryFromRow,
+  CallRow,
+  heldFromRow,
+  issuedFromRow,
+  IssuedRow,
+  ObjectRow,
+  pendingRow,
+  ReversalRow,
+  reversalFromRow,
+  StoredJson,
+  TallyRow
+} from "./writ-rows.js"
 
 /**
  * IF NOT EXISTS: a store written before the Migrator already has these tables (recorded as
@@ -73,151 +83,83 @@ export const migrations: StoreMigrations = {
   }
 }
 
-const text = (v: Json): string => encodeCanonical(v, "utf16")
-/** Reads back JSON this module wrote; anything else is a corrupt store. */
-const json = (operation: string, s: string): Effect.Effect<Json, StoreError> => {
-  const parsed = parseJson(s, { integersOnly: false, maxDepth: 4096 })
-  return Either.isRight(parsed)
-    ? Effect.succeed(parsed.right)
-    : Effect.fail(storeError(operation)(new Error(`stored JSON does not parse: ${parsed.left.message}`)))
-}
-const object = (operation: string, s: string) => Effect.map(json(operation, s), (v) => v as JsonObject)
-const strings = (operation: string, s: string) => Effect.map(json(operation, s), (v) => v as ReadonlyArray<string>)
-const optionalJson = (operation: string, s: string | null): Effect.Effect<Option.Option<Json>, StoreError> =>
-  s === null ? Effect.succeed(Option.none()) : Effect.map(json(operation, s), Option.some)
-const optionalText = (v: Option.Option<Json>): string | null => (Option.isSome(v) ? text(v.value) : null)
-
-type Row = Record<string, unknown>
-const str = (r: Row, k: string) => r[k] as string
-const num = (r: Row, k: string) => Number(r[k])
-const nstr = (r: Row, k: string) => (r[k] === null || r[k] === undefined ? null : (r[k] as string))
-
-/** Maps every failure of a store operation (driver errors included) to the shared StoreError. */
+/** Maps every failure of a store operation (driver errors and undecodable rows included) to the shared StoreError. */
 const op = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
-  Effect.mapError(self, (e) =>
-    typeof e === "object" && e !== null && (e as { _tag?: string })._tag === "StoreError"
-      ? (e as unknown as StoreError)
-      : storeError(name)(e))
+  Effect.mapError(self, storeError(name))
 
-const acceptedFrom = (r: Row) =>
-  Effect.gen(function*() {
-    const accepted: AcceptedCall = {
-      leaf: str(r, "leaf"),
-      id: str(r, "id"),
-      call: str(r, "call"),
-      op: str(r, "op"),
-      acc: num(r, "acc"),
-      standing: num(r, "standing") === 1,
-      chain: yield* strings("writ.callStore.read", str(r, "chain")),
-      issuers: yield* strings("writ.callStore.read", str(r, "issuers")),
-      exp: num(r, "exp"),
-      reservation: nstr(r, "reservation")
-    }
-    return accepted
+const encodeCall = Schema.encode(CallRow)
+const encodeTally = Schema.encode(TallyRow)
+const encodeIssued = Schema.encode(IssuedRow)
+const encodeAck = Schema.encode(AckRow)
+const json = Schema.encode(StoredJson)
+const optionalJson = (v: Option.Option<Json>) => Option.isSome(v) ? Effect.map(json(v.value), (t): string | null => t) : Effect.succeed(null)
+const none = Schema.Void
+
+export const makeCallStore = Effect.map(SqlClient.SqlClient, (sql) => {
+  const findOne = SqlSchema.findOne({
+    Request: Schema.Struct({ leaf: Schema.String, id: Schema.String }),
+    Result: CallRow,
+    execute: ({ id, leaf }) => sql`SELECT * FROM writ_calls WHERE leaf = ${leaf} AND id = ${id}`
   })
-
-export const makeCallStore = Effect.map(SqlClient.SqlClient, (sql) =>
-  CallStore.of({
-    get: (leaf, id) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<Row>`SELECT * FROM writ_calls WHERE leaf = ${leaf} AND id = ${id}`
-        if (rows.length === 0) return Option.none<CallEntry>()
-        const r = rows[0]
-        const accepted = yield* acceptedFrom(r)
-        if (str(r, "state") === "pending") return Option.some<CallEntry>({ state: "pending", accepted })
-        return Option.some<CallEntry>({
-          state: "final",
-          accepted,
-          tally: yield* object("writ.callStore.get", str(r, "tally")),
-          res: yield* optionalJson("writ.callStore.get", nstr(r, "res"))
-        })
-      }).pipe(op("writ.callStore.get")),
+  const findPending = SqlSchema.findAll({
+    Request: none,
+    Result: CallRow,
+    execute: () => sql`SELECT * FROM writ_calls WHERE state = 'pending' ORDER BY rowid`
+  })
+  return CallStore.of({
+    get: (leaf, id) => findOne({ leaf, id }).pipe(Effect.map(Option.map(callEntryFromRow)), op("writ.callStore.get")),
     insertPending: (a) =>
-      sql`INSERT INTO writ_calls ${
-        sql.insert({
-          leaf: a.leaf,
-          id: a.id,
-          call: a.call,
-          op: a.op,
-          acc: a.acc,
-          standing: a.standing ? 1 : 0,
-          chain: JSON.stringify(a.chain),
-          issuers: JSON.stringify(a.issuers),
-          exp: a.exp,
-          reservation: a.reservation,
-          state: "pending",
-          tally: null,
-          res: null
-        })
-      }`.pipe(Effect.asVoid, op("writ.callStore.insertPending")),
+      Effect.flatMap(encodeCall(pendingRow(a)), (row) => sql`INSERT INTO writ_calls ${sql.insert(row)}`).pipe(
+        Effect.asVoid,
+        op("writ.callStore.insertPending")
+      ),
     finalize: (leaf, id, tally, res) =>
       Effect.gen(function*() {
-        const rows = yield* sql<Row>`UPDATE writ_calls SET state = 'final', tally = ${text(tally)},
-          res = ${optionalText(res)} WHERE leaf = ${leaf} AND id = ${id} RETURNING id`
+        const rows = yield* sql`UPDATE writ_calls SET state = 'final', tally = ${yield* json(tally)},
+          res = ${yield* optionalJson(res)} WHERE leaf = ${leaf} AND id = ${id} RETURNING id`
         if (rows.length !== 1) return yield* Effect.fail(new Error(`call store: ${leaf}/${id} was never recorded`))
       }).pipe(op("writ.callStore.finalize")),
-    pending: Effect.gen(function*() {
-      const rows = yield* sql<Row>`SELECT * FROM writ_calls WHERE state = 'pending' ORDER BY rowid`
-      return yield* Effect.forEach(rows, acceptedFrom)
-    }).pipe(op("writ.callStore.pending"))
-  }))
-
-const heldFrom = (r: Row) =>
-  Effect.gen(function*() {
-    const held: HeldTally = {
-      tally: str(r, "tally"),
-      call: str(r, "call"),
-      acc: num(r, "acc"),
-      forward: num(r, "forward") === 1,
-      chain: yield* strings("writ.tallyStore.read", str(r, "chain")),
-      issuers: yield* strings("writ.tallyStore.read", str(r, "issuers")),
-      object: yield* object("writ.tallyStore.read", str(r, "object")),
-      res: yield* optionalJson("writ.tallyStore.read", nstr(r, "res"))
-    }
-    return held
+    pending: findPending(undefined).pipe(Effect.map((rows) => rows.map(acceptedFromRow)), op("writ.callStore.pending"))
   })
+})
 
-export const makeTallyStore = Effect.map(SqlClient.SqlClient, (sql) =>
-  TallyStore.of({
+export const makeTallyStore = Effect.map(SqlClient.SqlClient, (sql) => {
+  const findOne = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: TallyRow,
+    execute: (id) => sql`SELECT * FROM writ_tallies WHERE tally = ${id}`
+  })
+  // SQLite's default BINARY collation compares bytes: ASCII order for identities (section 8.2).
+  const underWrit = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: TallyRow,
+    execute: (writ) =>
+      sql`SELECT t.* FROM writ_tally_writs w JOIN writ_tallies t ON t.tally = w.tally
+        WHERE w.writ = ${writ} ORDER BY t.acc, t.tally`
+  })
+  const underIssuer = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: TallyRow,
+    execute: (iss) =>
+      sql`SELECT t.* FROM writ_tally_issuers i JOIN writ_tallies t ON t.tally = i.tally
+        WHERE i.iss = ${iss} ORDER BY t.acc, t.tally`
+  })
+  return TallyStore.of({
     put: (h) =>
       Effect.gen(function*() {
-        yield* sql`INSERT OR IGNORE INTO writ_tallies ${
-          sql.insert({
-            tally: h.tally,
-            call: h.call,
-            acc: h.acc,
-            forward: h.forward ? 1 : 0,
-            chain: JSON.stringify(h.chain),
-            issuers: JSON.stringify(h.issuers),
-            object: text(h.object),
-            res: optionalText(h.res)
-          })
-        }`
+        yield* sql`INSERT OR IGNORE INTO writ_tallies ${sql.insert(yield* encodeTally(h))}`
         // One statement per index, every row at once.
         const writs = [...new Set(h.chain)].map((writ) => ({ writ, tally: h.tally }))
         const keys = [...new Set(h.issuers)].map((iss) => ({ iss, tally: h.tally }))
         if (writs.length > 0) yield* sql`INSERT OR IGNORE INTO writ_tally_writs ${sql.insert(writs)}`
         if (keys.length > 0) yield* sql`INSERT OR IGNORE INTO writ_tally_issuers ${sql.insert(keys)}`
       }).pipe(op("writ.tallyStore.put")),
-    get: (id) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<Row>`SELECT * FROM writ_tallies WHERE tally = ${id}`
-        return rows.length === 0 ? Option.none<HeldTally>() : Option.some(yield* heldFrom(rows[0]))
-      }).pipe(op("writ.tallyStore.get")),
-    // SQLite's default BINARY collation compares bytes: ASCII order for identities (section 8.2).
-    underWrit: (writ) =>
-      Effect.flatMap(
-        sql<Row>`SELECT t.* FROM writ_tally_writs w JOIN writ_tallies t ON t.tally = w.tally
-          WHERE w.writ = ${writ} ORDER BY t.acc, t.tally`,
-        (rows) => Effect.forEach(rows, heldFrom)
-      ).pipe(op("writ.tallyStore.underWrit")),
+    get: (id) => findOne(id).pipe(Effect.map(Option.map(heldFromRow)), op("writ.tallyStore.get")),
+    underWrit: (writ) => underWrit(writ).pipe(Effect.map((rows) => rows.map(heldFromRow)), op("writ.tallyStore.underWrit")),
     underIssuer: (iss) =>
-      Effect.flatMap(
-        sql<Row>`SELECT t.* FROM writ_tally_issuers i JOIN writ_tallies t ON t.tally = i.tally
-          WHERE i.iss = ${iss} ORDER BY t.acc, t.tally`,
-        (rows) => Effect.forEach(rows, heldFrom)
-      ).pipe(op("writ.tallyStore.underIssuer"))
-  }))
+      underIssuer(iss).pipe(Effect.map((rows) => rows.map(heldFromRow)), op("writ.tallyStore.underIssuer"))
+  })
+})
 
 export const makeRevokeStore = Effect.map(SqlClient.SqlClient, (sql) =>
   RevokeStore.of({
@@ -227,27 +169,21 @@ export const makeRevokeStore = Effect.map(SqlClient.SqlClient, (sql) =>
       }`.pipe(Effect.asVoid, op("writ.revokeStore.record")),
     covers: (writs, issuers) =>
       Effect.map(
-        sql<Row>`SELECT 1 AS hit FROM writ_revokes WHERE
+        sql`SELECT 1 AS hit FROM writ_revokes WHERE
           (writ <> '*' AND writ IN ${sql.in(writs.length > 0 ? writs : [""])})
           OR (writ = '*' AND iss IN ${sql.in(issuers.length > 0 ? issuers : [""])}) LIMIT 1`,
         (rows) => rows.length > 0
       ).pipe(op("writ.revokeStore.covers"))
   }))
 
-export const makeReversalStore = Effect.map(SqlClient.SqlClient, (sql) =>
-  ReversalStore.of({
-    get: (target) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<Row>`SELECT * FROM writ_reversals WHERE target = ${target}`
-        if (rows.length === 0) return Option.none<Reversal>()
-        const r = rows[0]
-        const state = str(r, "state")
-        const call = str(r, "call")
-        if (state === "succeeded") {
-          return Option.some<Reversal>({ state, call, res: yield* optionalJson("writ.reversalStore.get", nstr(r, "res")) })
-        }
-        return Option.some<Reversal>({ state: state === "begun" ? "begun" : "unknown", call })
-      }).pipe(op("writ.reversalStore.get")),
+export const makeReversalStore = Effect.map(SqlClient.SqlClient, (sql) => {
+  const findOne = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ReversalRow,
+    execute: (target) => sql`SELECT * FROM writ_reversals WHERE target = ${target}`
+  })
+  return ReversalStore.of({
+    get: (target) => findOne(target).pipe(Effect.map(Option.map(reversalFromRow)), op("writ.reversalStore.get")),
     begin: (target, call) =>
       sql`INSERT INTO writ_reversals (target, state, call, res) VALUES (${target}, 'begun', ${call}, NULL)
         ON CONFLICT (target) DO UPDATE SET state = 'begun', call = excluded.call, res = NULL`.pipe(
@@ -255,105 +191,98 @@ export const makeReversalStore = Effect.map(SqlClient.SqlClient, (sql) =>
         op("writ.reversalStore.begin")
       ),
     succeed: (target, call, res) =>
-      sql`INSERT INTO writ_reversals (target, state, call, res) VALUES (${target}, 'succeeded', ${call}, ${optionalText(res)})
-        ON CONFLICT (target) DO UPDATE SET state = 'succeeded', call = excluded.call, res = excluded.res`.pipe(
-        Effect.asVoid,
-        op("writ.reversalStore.succeed")
-      ),
+      Effect.flatMap(optionalJson(res), (text) =>
+        sql`INSERT INTO writ_reversals (target, state, call, res) VALUES (${target}, 'succeeded', ${call}, ${text})
+        ON CONFLICT (target) DO UPDATE SET state = 'succeeded', call = excluded.call, res = excluded.res`).pipe(
+          Effect.asVoid,
+          op("writ.reversalStore.succeed")
+        ),
     clear: (target) =>
       sql`DELETE FROM writ_reversals WHERE target = ${target}`.pipe(Effect.asVoid, op("writ.reversalStore.clear")),
     markBegunUnknown: Effect.map(
-      sql<Row>`UPDATE writ_reversals SET state = 'unknown' WHERE state = 'begun' RETURNING target`,
+      sql`UPDATE writ_reversals SET state = 'unknown' WHERE state = 'begun' RETURNING target`,
       (rows) => rows.length
     ).pipe(op("writ.reversalStore.markBegunUnknown"))
-  }))
+  })
+})
 
-export const makeDelegationStore = Effect.map(SqlClient.SqlClient, (sql) =>
-  DelegationStore.of({
+export const makeDelegationStore = Effect.map(SqlClient.SqlClient, (sql) => {
+  const Call = Schema.Struct({ leaf: Schema.String, id: Schema.String })
+  const issuedFor = SqlSchema.findAll({
+    Request: Call,
+    Result: ObjectRow,
+    execute: ({ id, leaf }) => sql`SELECT object FROM writ_issued WHERE leaf = ${leaf} AND id = ${id} ORDER BY seq`
+  })
+  const subsFor = SqlSchema.findAll({
+    Request: Call,
+    Result: ObjectRow,
+    execute: ({ id, leaf }) => sql`SELECT object FROM writ_subs WHERE leaf = ${leaf} AND id = ${id} ORDER BY seq`
+  })
+  const issuedUnder = SqlSchema.findAll({
+    Request: Schema.Struct({ writ: Schema.String, iss: Schema.String }),
+    Result: IssuedRow,
+    execute: ({ iss, writ }) =>
+      writ === "*"
+        ? sql`SELECT * FROM writ_issued WHERE EXISTS
+            (SELECT 1 FROM json_each(writ_issued.above_issuers) WHERE value = ${iss}) ORDER BY seq`
+        : sql`SELECT * FROM writ_issued WHERE EXISTS
+            (SELECT 1 FROM json_each(writ_issued.above) WHERE value = ${writ}) ORDER BY seq`
+  })
+  return DelegationStore.of({
     recordIssued: (w) =>
-      sql`INSERT OR IGNORE INTO writ_issued ${
-        sql.insert({
-          leaf: w.leaf,
-          id: w.id,
-          writ: w.writ,
-          hld: w.hld,
-          above: JSON.stringify(w.above),
-          above_issuers: JSON.stringify(w.aboveIssuers),
-          object: text(w.object)
-        })
-      }`.pipe(Effect.asVoid, op("writ.delegationStore.recordIssued")),
+      Effect.flatMap(
+        encodeIssued({ ...w, above_issuers: w.aboveIssuers }),
+        (row) => sql`INSERT OR IGNORE INTO writ_issued ${sql.insert(row)}`
+      ).pipe(Effect.asVoid, op("writ.delegationStore.recordIssued")),
     recordSub: (s) =>
-      sql`INSERT INTO writ_subs (leaf, id, sub_call, signer, object)
-        VALUES (${s.leaf}, ${s.id}, ${s.subCall}, ${s.signer}, ${text(s.object)})
-        ON CONFLICT (leaf, id, sub_call, signer) DO UPDATE SET object = excluded.object`.pipe(
-        Effect.asVoid,
-        op("writ.delegationStore.recordSub")
-      ),
+      Effect.flatMap(json(s.object), (object) =>
+        sql`INSERT INTO writ_subs (leaf, id, sub_call, signer, object)
+        VALUES (${s.leaf}, ${s.id}, ${s.subCall}, ${s.signer}, ${object})
+        ON CONFLICT (leaf, id, sub_call, signer) DO UPDATE SET object = excluded.object`).pipe(
+          Effect.asVoid,
+          op("writ.delegationStore.recordSub")
+        ),
     forCall: (leaf, id) =>
-      Effect.gen(function*() {
-        const w = yield* sql<Row>`SELECT object FROM writ_issued WHERE leaf = ${leaf} AND id = ${id} ORDER BY seq`
-        const s = yield* sql<Row>`SELECT object FROM writ_subs WHERE leaf = ${leaf} AND id = ${id} ORDER BY seq`
-        return {
-          wrt: yield* Effect.forEach(w, (r) => object("writ.delegationStore.forCall", str(r, "object"))),
-          sub: yield* Effect.forEach(s, (r) => object("writ.delegationStore.forCall", str(r, "object")))
-        }
-      }).pipe(op("writ.delegationStore.forCall")),
+      Effect.all({ wrt: issuedFor({ leaf, id }), sub: subsFor({ leaf, id }) }).pipe(
+        Effect.map(({ sub, wrt }) => ({ wrt: wrt.map((r) => r.object), sub: sub.map((r) => r.object) })),
+        op("writ.delegationStore.forCall")
+      ),
     issuedUnder: (writ, iss) =>
-      Effect.gen(function*() {
-        const rows = writ === "*"
-          ? yield* sql<Row>`SELECT * FROM writ_issued WHERE EXISTS
-              (SELECT 1 FROM json_each(writ_issued.above_issuers) WHERE value = ${iss}) ORDER BY seq`
-          : yield* sql<Row>`SELECT * FROM writ_issued WHERE EXISTS
-              (SELECT 1 FROM json_each(writ_issued.above) WHERE value = ${writ}) ORDER BY seq`
-        return yield* Effect.forEach(rows, (r) =>
-          Effect.gen(function*() {
-            const issued: IssuedWrit = {
-              leaf: str(r, "leaf"),
-              id: str(r, "id"),
-              writ: str(r, "writ"),
-              hld: str(r, "hld"),
-              above: yield* strings("writ.delegationStore.issuedUnder", str(r, "above")),
-              aboveIssuers: yield* strings("writ.delegationStore.issuedUnder", str(r, "above_issuers")),
-              object: yield* object("writ.delegationStore.issuedUnder", str(r, "object"))
-            }
-            return issued
-          }))
-      }).pipe(op("writ.delegationStore.issuedUnder"))
-  }))
+      issuedUnder({ writ, iss }).pipe(Effect.map((rows) => rows.map(issuedFromRow)), op("writ.delegationStore.issuedUnder"))
+  })
+})
 
-export const makeAckStore = Effect.map(SqlClient.SqlClient, (sql) =>
-  AckStore.of({
+export const makeAckStore = Effect.map(SqlClient.SqlClient, (sql) => {
+  const forRevoke = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: AckRow,
+    execute: (revoke) => sql`SELECT * FROM writ_acks WHERE revoke = ${revoke} ORDER BY ack`
+  })
+  return AckStore.of({
     keep: (k) =>
-      sql`INSERT OR IGNORE INTO writ_acks (revoke, ack, object, res)
-        VALUES (${k.revoke}, ${k.ack}, ${text(k.object)}, ${text(k.res)})`.pipe(Effect.asVoid, op("writ.ackStore.keep")),
-    forRevoke: (revoke) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<Row>`SELECT * FROM writ_acks WHERE revoke = ${revoke} ORDER BY ack`
-        return yield* Effect.forEach(rows, (r) =>
-          Effect.gen(function*() {
-            const kept: KeptAck = {
-              revoke: str(r, "revoke"),
-              ack: str(r, "ack"),
-              object: yield* object("writ.ackStore.forRevoke", str(r, "object")),
-              res: yield* json("writ.ackStore.forRevoke", str(r, "res"))
-            }
-            return kept
-          }))
-      }).pipe(op("writ.ackStore.forRevoke"))
-  }))
+      Effect.flatMap(encodeAck(k), (row) => sql`INSERT OR IGNORE INTO writ_acks ${sql.insert(row)}`).pipe(
+        Effect.asVoid,
+        op("writ.ackStore.keep")
+      ),
+    forRevoke: (revoke) => forRevoke(revoke).pipe(Effect.map((rows) => rows.map(ackFromRow)), op("writ.ackStore.forRevoke"))
+  })
+})
 
-export const makeAuditLog = Effect.map(SqlClient.SqlClient, (sql) =>
-  AuditLog.of({
+export const makeAuditLog = Effect.map(SqlClient.SqlClient, (sql) => {
+  const readAll = SqlSchema.findAll({
+    Request: none,
+    Result: AuditRow,
+    execute: () => sql`SELECT entry FROM writ_audit ORDER BY seq`
+  })
+  return AuditLog.of({
     append: (e) =>
       sql`INSERT INTO writ_audit (time, entry) VALUES (${e.time}, ${JSON.stringify(e)})`.pipe(
         Effect.asVoid,
         op("writ.auditLog.append")
       ),
-    read: Effect.gen(function*() {
-      const rows = yield* sql<Row>`SELECT entry FROM writ_audit ORDER BY seq`
-      return rows.map((r) => JSON.parse(str(r, "entry")) as AuditEntry)
-    }).pipe(op("writ.auditLog.read"))
-  }))
+    read: readAll(undefined).pipe(Effect.map((rows) => rows.map(auditFromRow)), op("writ.auditLog.read"))
+  })
+})
 
 /** Every Writ store on the SQLite connection in context; applies this module's migrations first. */
 export const storesLayer: Layer.Layer<WritStores, StoreError, SqlClient.SqlClient> = Layer.effectContext(
