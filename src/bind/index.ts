@@ -1,2 +1,7 @@
 // Transports: the Writ HTTP binding (spec section 10): server, client, peers, `serve`.
 export * as WritHttp from "./writ-http/index.js"
+// YEA transports (SPEC §2.3): NDJSON streams, TCP and TLS.
+export * as YeaStream from "./yea-stream/serve.js"
+export * as YeaStreamClient from "./yea-stream/client.js"
+export * as YeaTcp from "./yea-tcp/server.js"
+export * as YeaTcpClient from "./yea-tcp/client.js"

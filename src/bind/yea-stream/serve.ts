@@ -1,0 +1,137 @@
+// Serving YEA over one byte stream (SPEC §2.1–§2.3): NDJSON in, replies out, multiplexed by id.
+// Shared by TCP, TLS and stdio. What a peer can do to us is bounded here:
+//   - a line over 1 MiB is refused (`bad_frame`) as it arrives, never held whole, and the stream
+//     goes on (ndjson.ts);
+//   - invalid UTF-8 or JSON refuses that one frame;
+//   - at most `maxInFlight` requests run at once per connection; more are answered `limit`;
+//   - a connection silent for `idleMs`, or holding a partial frame for `slowMs`, is closed;
+//   - a peer that stops reading (our unsent replies pass `maxBufferedBytes`) is disconnected.
+// Each request runs in a fiber owned by the connection's scope (FiberSet), so closing the
+// connection interrupts its work.
+import { Either, Effect, FiberSet, Scope } from "effect"
+import type { Duplex, Readable, Writable } from "node:stream"
+import { encodeLine, isBlank, makeLineReader, parseFrame } from "../../yea/ndjson.js"
+import { yeaError } from "../../yea/reason.js"
+import type { YeaServiceRuntime } from "../../yea/service/runtime.js"
+
+export interface StreamLimits {
+  /** Requests running at once on one connection. Default 32. */
+  readonly maxInFlight?: number
+  /** Close a connection with no traffic for this long (ms). Default 120000. */
+  readonly idleMs?: number
+  /** Close a connection holding an incomplete frame this long (ms). Default 30000. */
+  readonly slowMs?: number
+  /** Disconnect a peer whose unread replies exceed this (bytes). Default 8 MiB. */
+  readonly maxBufferedBytes?: number
+}
+
+const defaults = { maxInFlight: 32, idleMs: 120_000, slowMs: 30_000, maxBufferedBytes: 8 * 1024 * 1024 }
+
+/**
+ * Serves `runtime` on one connection until it ends. `input` and `output` are the same socket for
+ * TCP/TLS, stdin/stdout for stdio. Resolves when the connection is over; never fails.
+ */
+export const serveConnection = (
+  runtime: YeaServiceRuntime,
+  input: Readable,
+  output: Writable,
+  limits: StreamLimits = {},
+  destroy: () => void = () => {
+    input.destroy()
+    output.destroy()
+  }
+): Effect.Effect<void> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const l = { ...defaults, ...limits }
+      const run = yield* FiberSet.makeRuntime<never>()
+      const reader = makeLineReader()
+      let inFlight = 0
+      let closed = false
+      let ended = false
+      // After the peer half-closes, the replies still running are sent, then our side ends too.
+      const endWhenIdle = () => {
+        if (ended && inFlight === 0 && !closed) output.end()
+      }
+      let partialSince: number | undefined
+      let lastActivity = 0
+      const clock = { now: 0 }
+      const write = (frame: unknown) =>
+        Effect.sync(() => {
+          if (closed || output.writableEnded) return
+          output.write(encodeLine(frame))
+          // A peer that stops reading: our replies pile up in its socket buffer.
+          if (output.writableLength > l.maxBufferedBytes) close()
+        })
+      const close = () => {
+        if (closed) return
+        closed = true
+        destroy()
+      }
+      const refuse = (message: string, re = "") => run(Effect.flatMap(runtime.refuse(yeaError("bad_frame", message), re), write))
+      const onLine = (bytes: Uint8Array) => {
+        if (isBlank(bytes)) return
+        const parsed = parseFrame(bytes)
+        if (Either.isLeft(parsed)) return void run(Effect.flatMap(runtime.refuse(parsed.left), write))
+        if (inFlight >= l.maxInFlight) {
+          const id = (parsed.right as { id?: unknown }).id
+          return void run(Effect.flatMap(runtime.refuse(yeaError("limit", `more than ${l.maxInFlight} requests in flight`, { retry: 1 }), typeof id === "string" ? id : ""), write))
+        }
+        inFlight++
+        run(
+          runtime.handle(parsed.right, write).pipe(
+            Effect.flatMap(write),
+            Effect.ensuring(Effect.sync(() => {
+              inFlight--
+              endWhenIdle()
+            }))
+          )
+        )
+      }
+      const done = Effect.async<void>((resume) => {
+        const onData = (chunk: Buffer) => {
+          lastActivity = clock.now
+          for (const e of reader.push(chunk)) {
+            if (e._tag === "Oversized") refuse("frame over 1 MiB")
+            else onLine(e.bytes)
+          }
+          partialSince = reader.buffered() > 0 ? (partialSince ?? clock.now) : undefined
+        }
+        const finish = () => {
+          closed = true
+          resume(Effect.void)
+        }
+        input.on("data", onData)
+        input.once("end", () => {
+          ended = true
+          endWhenIdle()
+        })
+        input.once("close", finish)
+        input.once("error", finish)
+        output.once("error", finish)
+        output.once("close", finish)
+        return Effect.sync(() => {
+          input.off("data", onData)
+          close()
+        })
+      })
+      // Idle and slow peers: checked once a second against a monotonic count of ticks.
+      const watchdog = Effect.gen(function* () {
+        for (;;) {
+          yield* Effect.sleep("1 second")
+          clock.now += 1000
+          if (closed) return
+          if (clock.now - lastActivity >= l.idleMs && inFlight === 0) close()
+          else if (partialSince !== undefined && clock.now - partialSince >= l.slowMs) close()
+        }
+      })
+      yield* Effect.raceFirst(done, watchdog)
+      yield* Effect.yieldNow()
+    })
+  ).pipe(Effect.withSpan("yea.stream.connection"))
+
+/** Serves a duplex socket (TCP, TLS). */
+export const serveSocket = (runtime: YeaServiceRuntime, socket: Duplex, limits?: StreamLimits): Effect.Effect<void> =>
+  serveConnection(runtime, socket, socket, limits, () => socket.destroy())
+
+export type { Scope }
