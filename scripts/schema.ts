@@ -4,8 +4,12 @@
 //   schema/writ/<object>.schema.json   writ, call, tally, revoke, ack, ack-body (Writ v0.1 sections 2, 5, 6, 9.1, 9.4)
 //   schema/yea/<object>.schema.json    the wire-object Schemas src/yea exports
 //
-// A JSON Schema says what shape an object has; it cannot say what section 6.1 adds (canonical
-// base64url, valid did:key points, signatures, member-order of checks). Those stay in the verifier.
+// Writ: JSON Schema draft 2020-12. The signed objects are open (section 1.7: unknown members are ignored,
+// but signed) because their Effect Schemas carry an index signature; bounds and other nested shapes
+// are closed. A JSON Schema says what shape an object has; it cannot say what only section 6.1 can
+// check (a did:key point's order, signatures, the order of checks and their reason codes), nor
+// compare two members of one instance: a window's lo <= hi is stated by the keyword
+// `x-nondecreasing` (see src/writ/bound.ts). Those stay in the verifier.
 // `test/writ-corpus/schema.test.ts` regenerates into memory and fails when a checked-in file differs.
 import { JSONSchema, type Schema } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -55,26 +59,6 @@ export const schemas: ReadonlyArray<readonly [string, AnySchema]> = [
   ["yea/frame-event.schema.json", Frame.EventFrame]
 ]
 
-/** The five signed Writ objects, by their schema identifiers. */
-const SIGNED_OBJECTS = ["Writ", "Call", "Tally", "Revoke", "Ack"]
-
-/**
- * Writ v0.1 section 1.7: a verifier MUST ignore members it does not recognize (and `crit` names the
- * ones it must understand), so a signed object may carry members the table does not list; the
- * Effect Schemas decode them that way (excess members ignored). `JSONSchema.make` writes every
- * struct as `additionalProperties: false`, which would call such an object invalid, so the five
- * signed objects are opened here. Bounds (section 3: exactly `t` and `v`) and other nested shapes
- * stay closed.
- */
-const openSignedObjects = <J extends object>(root: J): J => {
-  const defs = (root as { $defs?: Record<string, Record<string, unknown>> }).$defs ?? {}
-  for (const id of SIGNED_OBJECTS) {
-    const def = defs[id]
-    if (def !== undefined && def.type === "object") def.additionalProperties = true
-  }
-  return root
-}
-
 /**
  * YEA §2.1: receivers MUST ignore unknown fields, and the frame Schemas decode that way, so every
  * object in a frame schema is opened. A `uses` map (the object with `propertyNames`) keeps its
@@ -115,7 +99,9 @@ export const render = (): { readonly files: ReadonlyArray<readonly [string, stri
   const skipped: Array<Skipped> = []
   for (const [file, s] of schemas) {
     try {
-      const json = openSignedObjects(JSONSchema.make(s))
+      // Writ schemas are draft 2020-12 (validated by ajv in test/writ-corpus); YEA's stay draft-07,
+      // the dialect test/yea-frame's validator reads.
+      const json = JSONSchema.make(s, { target: file.startsWith("writ/") ? "jsonSchema2020-12" : "jsonSchema7" })
       if (isFrameFile(file)) {
         openFrameObjects(json)
         boundIntegers(json)

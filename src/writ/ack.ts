@@ -21,21 +21,20 @@ import {
   stringMembers,
   verifyObject
 } from "./verify.js"
-import { Crit, Hash, Int, Key, signedSchema } from "./writ.js"
+import { Hash, Int, Key, signedObject } from "./wire.js"
 
-const unsignedAckFields = {
+const ack = signedObject("Ack", {
   v: Schema.Literal(1),
   typ: Schema.Literal("ack"),
   revoke: Hash,
   iss: Key,
   rcv: Int,
-  out: Hash,
-  crit: Crit
-}
-export const UnsignedAck = Schema.Struct(unsignedAckFields)
+  out: Hash
+})
+export const UnsignedAck = ack.Unsigned
 export type UnsignedAck = typeof UnsignedAck.Type
 /** An ack, section 9.4. */
-export const Ack = signedSchema("Ack", unsignedAckFields)
+export const Ack = ack.Signed
 export type Ack = typeof Ack.Type
 
 /** The ack's body, `{"held": [{"call", "tally"}...], "open": [<call identity>...]}`. */
@@ -59,7 +58,7 @@ export const ACK_MAX_BYTES = 4096
 export const ackSpec: ObjectSpec<AckMembers> = {
   typ: "ack",
   maxBytes: ACK_MAX_BYTES,
-  members: ["v", "typ", "revoke", "iss", "rcv", "out", "crit", "sig"],
+  members: ack.members,
   // Step 2: `sig`, `revoke`, `out`.
   binaryMembers: (o) => stringMembers(o, ["sig", "revoke", "out"]),
   // Step 5, the table of section 9.4 in order.

@@ -4,28 +4,49 @@
 // Inputs are parsed JSON values (section 1.1 already applied by the strict reader), typed
 // `unknown` because a bound arrives from untrusted input and is classified here.
 import { Effect, Predicate, Schema, String as Str } from "effect"
-import { publicKeyFromDidKey } from "../kernel/didkey.js"
-import { Option } from "effect"
+import { isDidKey } from "../kernel/didkey.js"
+import { Int, Key } from "./wire.js"
 import { WritError, writError } from "./reason.js"
 
 // ---------------------------------------------------------------------------------------------
-// Schemas: the wire shape of each bound type (used for encoding and for JSON Schema generation).
+// Schemas: the wire shape of each bound type, with every value rule of section 3 that a Schema can
+// state (used for encoding, issuing and JSON Schema generation). `checkBound` below stays the
+// decoder of record because section 3 pins the order of its checks and their reason codes; the
+// property test in test/writ-properties/schema.property.test.ts holds the two together.
 
-const NonNegInt = Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
-const SafeInt = Schema.Int.pipe(
-  Schema.greaterThanOrEqualTo(-Number.MAX_SAFE_INTEGER),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+/** Section 3: the value of `max`, `count` and `total`, an integer >= 0 (below zero is `noncanonical`). */
+const NonNegInt = Schema.Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER))
+
+/** Section 3: set elements are distinct, the integer 1 and the string "1" being different elements
+ * (JSON Schema's `uniqueItems` compares the same way). */
+const distinct = <A>(elements: ReadonlyArray<A>): boolean =>
+  new Set(elements.map((e) => `${typeof e} ${String(e)}`)).size === elements.length
+const uniqueItems = <S extends Schema.Schema.Any>(element: S) =>
+  Schema.Array(element).pipe(
+    Schema.filter((es) => distinct(es), { message: () => "set elements repeat", jsonSchema: { uniqueItems: true } })
+  )
+
+/** Section 3: `[lo, hi]`, lo <= hi. JSON Schema cannot compare two members of one instance, so the
+ * rule is stated with the keyword `x-nondecreasing` (array items in non-decreasing order), which a
+ * validator that does not implement it ignores as an annotation (test/writ-corpus/ajv.ts implements it). */
+const Window = Schema.Tuple(Int, Int).pipe(
+  Schema.filter(([lo, hi]) => lo <= hi, {
+    message: () => "window lo above hi",
+    jsonSchema: { "x-nondecreasing": true } as object
+  })
 )
 
-export const MaxBound = Schema.Struct({ t: Schema.Literal("max"), v: NonNegInt })
-export const CountBound = Schema.Struct({ t: Schema.Literal("count"), v: NonNegInt })
-export const TotalBound = Schema.Struct({ t: Schema.Literal("total"), v: NonNegInt })
-export const PrefixBound = Schema.Struct({ t: Schema.Literal("prefix"), v: Schema.String })
-export const SetBound = Schema.Struct({
-  t: Schema.Literal("set"),
-  v: Schema.Array(Schema.Union(Schema.String, SafeInt))
-})
-export const WindowBound = Schema.Struct({ t: Schema.Literal("window"), v: Schema.Tuple(SafeInt, SafeInt) })
+/** Section 3: a bound has exactly the members `t` and `v` (an excess member is an error, not ignored). */
+const bound = <T extends string, V extends Schema.Schema.Any>(t: T, v: V) =>
+  Schema.Struct({ t: Schema.Literal(t), v }).annotations({ parseOptions: { onExcessProperty: "error" } })
+
+export const MaxBound = bound("max", NonNegInt)
+export const CountBound = bound("count", NonNegInt)
+export const TotalBound = bound("total", NonNegInt)
+/** Section 3.1: any string is a prefix value (there is no value rule). */
+export const PrefixBound = bound("prefix", Schema.String)
+export const SetBound = bound("set", uniqueItems(Schema.Union(Schema.String, Int)))
+export const WindowBound = bound("window", Window)
 
 /** One bound, `{"t": <type>, "v": <value>}` (section 3). */
 export const Bound = Schema.Union(MaxBound, CountBound, TotalBound, PrefixBound, SetBound, WindowBound)
@@ -33,8 +54,15 @@ export type Bound = typeof Bound.Type
 export type BoundType = Bound["t"]
 export const boundTypes: ReadonlyArray<BoundType> = ["max", "count", "total", "prefix", "set", "window"]
 
-/** `bnd`: bound names to bounds (section 3). `act` is required (section 3.2). */
-export const Bounds = Schema.Record({ key: Schema.String, value: Bound })
+/** Section 3.2 `hld`: a set of keys (section 1.3). */
+export const HolderSetBound = bound("set", uniqueItems(Key))
+
+/** `bnd` (sections 3 and 3.2): `act` required and a prefix, `hld` a set of keys, `depth` a max, and
+ * every other name any bound. */
+export const Bounds = Schema.Struct(
+  { act: PrefixBound, hld: Schema.optional(HolderSetBound), depth: Schema.optional(MaxBound) },
+  Schema.Record({ key: Schema.String, value: Bound })
+)
 export type Bounds = typeof Bounds.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -186,9 +214,6 @@ export const satisfies = (bound: unknown, arg: unknown, path = "bound"): Effect.
 // ---------------------------------------------------------------------------------------------
 // A writ's `bnd` (section 6.1 step 5) including the reserved names (section 3.2).
 
-/** Section 1.3: a string that is an Ed25519 did:key (not of small order). */
-export const isKey = (u: unknown): u is string => typeof u === "string" && Option.isSome(publicKeyFromDidKey(u))
-
 /** Names that are not application bounds (section 7.2). */
 export const reservedNames: ReadonlyArray<string> = ["act", "hld", "depth"]
 
@@ -207,22 +232,32 @@ export const checkBounds = (u: unknown, path = "bnd"): Effect.Effect<Bounds, Wri
       Object.defineProperty(out, name, { value: bound, enumerable: true, writable: true, configurable: true })
     }
     // Section 3.2, after section 3: `act` is a prefix.
-    if (out.act.t !== "prefix") return yield* Effect.fail(writError("malformed", `${path}.act`, "act is a prefix"))
+    const act = out.act
+    if (act.t !== "prefix") return yield* Effect.fail(writError("malformed", `${path}.act`, "act is a prefix"))
     // `hld` is a set whose elements, in array order, are strings and valid keys (`bad_key`).
+    let hld: { readonly t: "set"; readonly v: ReadonlyArray<string> } | undefined
     if (has(out, "hld")) {
       const h = out.hld
       if (h.t !== "set") return yield* Effect.fail(writError("malformed", `${path}.hld`, "hld is a set of keys"))
+      const keys: Array<string> = []
       for (let i = 0; i < h.v.length; i++) {
         const e = h.v[i]
         if (typeof e !== "string") return yield* Effect.fail(writError("malformed", `${path}.hld.v[${i}]`, "hld holds keys"))
-        if (!isKey(e)) return yield* Effect.fail(writError("bad_key", `${path}.hld.v[${i}]`, "not an Ed25519 did:key"))
+        if (!isDidKey(e)) return yield* Effect.fail(writError("bad_key", `${path}.hld.v[${i}]`, "not an Ed25519 did:key"))
+        keys.push(e)
       }
+      hld = { t: "set", v: keys }
     }
     // `depth` is a max.
-    if (has(out, "depth") && out.depth.t !== "max") {
-      return yield* Effect.fail(writError("malformed", `${path}.depth`, "depth is a max"))
+    let depth: { readonly t: "max"; readonly v: number } | undefined
+    if (has(out, "depth")) {
+      const d = out.depth
+      if (d.t !== "max") return yield* Effect.fail(writError("malformed", `${path}.depth`, "depth is a max"))
+      depth = d
     }
-    return out
+    // The same bounds, typed as checked (spread keeps a bound named `__proto__` an own member).
+    const bounds: Bounds = { ...out, act, ...(hld === undefined ? {} : { hld }), ...(depth === undefined ? {} : { depth }) }
+    return bounds
   })
 
 /** Section 7.2: the application bounds of a leaf, in canonical member-name order: every member

@@ -20,22 +20,22 @@ import {
   type ObjectSpec,
   stringMembers
 } from "./verify.js"
-import { type CheckedWrit, Crit, Key, Nonce, signedSchema, Writ } from "./writ.js"
+import { type CheckedWrit, Writ } from "./writ.js"
+import { Key, Nonce, signedObject, UnknownMember } from "./wire.js"
 
-export const unsignedCallFields = {
+const call = signedObject("Call", {
   v: Schema.Literal(1),
   typ: Schema.Literal("call"),
   id: Nonce,
   chain: Schema.Array(Writ).pipe(Schema.minItems(1), Schema.maxItems(8)),
   from: Key,
   op: Schema.String,
-  args: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  crit: Crit
-}
-export const UnsignedCall = Schema.Struct(unsignedCallFields)
+  args: Schema.Record({ key: Schema.String, value: UnknownMember })
+})
+export const UnsignedCall = call.Unsigned
 export type UnsignedCall = typeof UnsignedCall.Type
 /** A call, section 5. */
-export const Call = signedSchema("Call", unsignedCallFields)
+export const Call = call.Signed
 export type Call = typeof Call.Type
 
 /** The call as section 6.1 steps 1 to 5 leave it: the chain's elements are objects not yet verified. */
@@ -60,7 +60,7 @@ export const isStandingOp = (op: string): boolean => op.startsWith("sys/")
 export const callSpec: ObjectSpec<CallMembers> = {
   typ: "call",
   maxBytes: CALL_MAX_BYTES,
-  members: ["v", "typ", "id", "chain", "from", "op", "args", "crit", "sig"],
+  members: call.members,
   // Step 2: `sig`, `id`.
   binaryMembers: (o) => stringMembers(o, ["sig", "id"]),
   // Step 5, the table of section 5 in order.

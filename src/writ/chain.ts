@@ -27,8 +27,8 @@ export const checkChild = (child: CheckedWrit, parent: CheckedWrit, path?: strin
       if (!boundNarrows(C.bnd[n], P.bnd[n])) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child widens bound ${n}`))
     }
     // 5. If P.bnd has `hld`, C.hld is one of its elements (`not_narrowed`).
-    if (has(P.bnd, "hld")) {
-      const allowed = P.bnd.hld.v as ReadonlyArray<string | number>
+    if (P.bnd.hld !== undefined) {
+      const allowed = P.bnd.hld.v
       if (!allowed.some((k) => k === C.hld)) return yield* Effect.fail(writError("not_narrowed", at("hld"), "holder not in the parent's hld set"))
     }
   })

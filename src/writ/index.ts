@@ -4,7 +4,10 @@
 //                             { reason, path?, message }: every check below fails with it.
 // Objects         writ.ts call.ts tally.ts revoke.ts ack.ts: one Schema per object (`Writ`,
 //                 `Call`, `Tally`, `Revoke`, `Ack`, plus `Unsigned*`) for the canonical wire value,
-//                 and an `ObjectSpec` (section 6.1 member table) per type.
+//                 and an `ObjectSpec` (section 6.1 member table) per type. wire.ts: the section 1
+//                 value Schemas (`Key`, `Hash`, `Signature`, `Nonce`, `Int`) and `signedObject`,
+//                 which builds each object's Unsigned and signed Schema and its member table (1.7)
+//                 from one field list; bound.ts: `Bound`, `Bounds` (act required, 3.2 typed).
 // Inputs          `Received(bytes)` for bytes from outside (section 1.1 applied while reading),
 //                 or a parsed `Json` value already read strictly as part of a larger object.
 // Section 6.1     verify.ts `checkObject` (steps 1 to 5) and `verifyObject` (+ step 6); per type
@@ -34,6 +37,7 @@
 //                 `makeRevoke`, `makeAck`.
 // Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
 export * from "./reason.js"
+export * from "./wire.js"
 export * from "./bound.js"
 export * from "./sign.js"
 export * from "./verify.js"

@@ -96,7 +96,8 @@ export const holdChain = (chain: unknown): Effect.Effect<HeldWrit, WritError, Si
 /** Parameters of a root writ (section 2). */
 export interface RootParams {
   readonly hld: string
-  readonly bnd: Bounds
+  /** The bounds, checked by section 3 and 3.2 before anything is signed. */
+  readonly bnd: { readonly [name: string]: Bound }
   readonly exp: number
   readonly crit?: ReadonlyArray<string>
 }

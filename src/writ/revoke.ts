@@ -16,20 +16,20 @@ import {
   stringMembers
 } from "./verify.js"
 import { has } from "./bound.js"
-import { type CheckedWrit, Crit, Hash, Key, signedSchema, Writ } from "./writ.js"
+import { type CheckedWrit, Writ } from "./writ.js"
+import { Hash, Key, signedObject } from "./wire.js"
 
-const unsignedRevokeFields = {
+const revoke = signedObject("Revoke", {
   v: Schema.Literal(1),
   typ: Schema.Literal("revoke"),
   writ: Schema.Union(Hash, Schema.Literal("*")),
   iss: Key,
-  chain: Schema.Array(Writ).pipe(Schema.maxItems(8)),
-  crit: Crit
-}
-export const UnsignedRevoke = Schema.Struct(unsignedRevokeFields)
+  chain: Schema.Array(Writ).pipe(Schema.maxItems(8))
+})
+export const UnsignedRevoke = revoke.Unsigned
 export type UnsignedRevoke = typeof UnsignedRevoke.Type
 /** A revoke, section 9.1. */
-export const Revoke = signedSchema("Revoke", unsignedRevokeFields)
+export const Revoke = revoke.Signed
 export type Revoke = typeof Revoke.Type
 
 export interface RevokeMembers {
@@ -46,7 +46,7 @@ export const REVOKE_MAX_BYTES = 65536
 export const revokeSpec: ObjectSpec<RevokeMembers> = {
   typ: "revoke",
   maxBytes: REVOKE_MAX_BYTES,
-  members: ["v", "typ", "writ", "iss", "chain", "crit", "sig"],
+  members: revoke.members,
   // Step 2: `sig`, and `writ` unless it is "*".
   binaryMembers: (o) => stringMembers(o, ["sig", "writ"]).filter(([n, v]) => !(n === "writ" && v === "*")),
   // Step 5 (section 9.1 step 1): writ a hash or "*"; iss a key; chain an array of at most 8

@@ -22,18 +22,26 @@ import {
   type ObjectSpec,
   stringMembers
 } from "./verify.js"
-import { type CheckedWrit, Crit, Hash, Int, signedSchema, verifyWrit, Writ } from "./writ.js"
+import { type CheckedWrit, verifyWrit, Writ } from "./writ.js"
+import { Hash, Int, signedObject, UnknownMember } from "./wire.js"
 
 export const TallyStatus = Schema.Literal("ok", "failed", "canceled", "pending")
 export type TallyStatus = typeof TallyStatus.Type
 
-/** `err`: null when `st` is ok, otherwise `{"code": <reason>, "ref"?: <hash>}` (section 6). */
-export const TallyErr = Schema.Struct({ code: Schema.String, ref: Schema.optional(Hash) })
+const unknownMembers = Schema.Record({ key: Schema.String, value: UnknownMember })
+
+/** `err`: null when `st` is ok, otherwise `{"code": <reason>, "ref"?: <hash>}` (section 6); other
+ * members are ignored (section 1.7). */
+export const TallyErr = Schema.Struct({ code: Schema.String, ref: Schema.optional(Hash) }, unknownMembers)
 export type TallyErr = typeof TallyErr.Type
 
-/** The members of section 6's table other than `v`, `typ`, `sub`, `wrt` and `crit`: the same on
- * the wire (`TallyEncoded`) and after section 6.1 (`TallyMembers`). */
-interface TallyScalars {
+/** `rev`: null, or `{"until": <integer>}` (section 6); other members are ignored (section 1.7). */
+export const TallyRev = Schema.Struct({ until: Int }, unknownMembers)
+export type TallyRev = typeof TallyRev.Type
+
+/** The members of section 6's table other than `v`, `typ`, `sub`, `wrt`, `crit` and `sig`: the same
+ * on the wire (`TallyEncoded`) and after section 6.1 (`TallyMembers`). */
+type TallyScalars = {
   readonly call: string
   readonly writ: string
   readonly op: string
@@ -42,19 +50,23 @@ interface TallyScalars {
   readonly err: TallyErr | null
   readonly out: string | null
   readonly used: { readonly [k: string]: number }
-  readonly rev: { readonly until: number } | null
-  readonly sig: string
+  readonly rev: TallyRev | null
 }
 
-export interface TallyEncoded extends TallyScalars {
+/** A tally without its signature, as built by a signer (section 1.4). Recursive through `sub`, so
+ * its type is declared rather than inferred; the Schema below is checked against it. `crit`
+ * (optional) falls under the index signature. */
+export type UnsignedTally = TallyScalars & {
+  readonly [member: string]: Json
   readonly v: 1
   readonly typ: "tally"
   readonly sub: ReadonlyArray<TallyEncoded>
   readonly wrt: ReadonlyArray<Writ>
-  readonly crit?: ReadonlyArray<string>
 }
+/** A tally on the wire. */
+export type TallyEncoded = UnsignedTally & { readonly sig: string }
 
-const unsignedTallyFields = {
+const tally = signedObject("Tally", {
   v: Schema.Literal(1),
   typ: Schema.Literal("tally"),
   call: Hash,
@@ -65,19 +77,19 @@ const unsignedTallyFields = {
   err: Schema.NullOr(TallyErr),
   out: Schema.NullOr(Hash),
   used: Schema.Record({ key: Schema.String, value: Int.pipe(Schema.nonNegative()) }),
-  rev: Schema.NullOr(Schema.Struct({ until: Int })),
+  rev: Schema.NullOr(TallyRev),
   sub: Schema.Array(Schema.suspend((): Schema.Schema<TallyEncoded> => Tally)),
-  wrt: Schema.Array(Writ),
-  crit: Crit
-}
+  wrt: Schema.Array(Writ)
+})
 /** A tally, section 6 (recursive through `sub`). */
-export const Tally: Schema.Schema<TallyEncoded> = signedSchema("Tally", unsignedTallyFields)
+export const Tally: Schema.Schema<TallyEncoded> = tally.Signed
 export type Tally = TallyEncoded
-export const UnsignedTally = Schema.Struct(unsignedTallyFields)
-export type UnsignedTally = Omit<TallyEncoded, "sig">
+/** A tally without its signature: what a signer builds (section 1.4). */
+export const UnsignedTally: Schema.Schema<UnsignedTally> = tally.Unsigned
 
 /** The tally as section 6.1 leaves it: `sub` and `wrt` hold objects checked at section 6.2. */
 export interface TallyMembers extends TallyScalars {
+  readonly sig: string
   readonly sub: ReadonlyArray<JsonObject>
   readonly wrt: ReadonlyArray<JsonObject>
 }
@@ -90,7 +102,7 @@ const statuses: ReadonlyArray<string> = ["ok", "failed", "canceled", "pending"]
 export const tallySpec: ObjectSpec<TallyMembers> = {
   typ: "tally",
   maxBytes: TALLY_MAX_BYTES,
-  members: ["v", "typ", "call", "writ", "op", "acc", "st", "err", "out", "used", "rev", "sub", "wrt", "crit", "sig"],
+  members: tally.members,
   // Step 2: `sig`, `call`, `writ`, `out`, and `err.ref` when `err` is an object.
   binaryMembers: (o) => {
     const own = stringMembers(o, ["sig", "call", "writ", "out"])

@@ -1,9 +1,9 @@
 // The writ, spec section 2: its wire Schema, its section 6.1 member table, and verification.
 import { Effect, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
-import { isDidKey } from "../kernel/didkey.js"
 import { Bounds, checkBounds } from "./bound.js"
 import type { WritError } from "./reason.js"
+import { Hash, Int, Key, Nonce, signedObject } from "./wire.js"
 import {
   type Checked,
   checkObject,
@@ -18,38 +18,9 @@ import {
   verifyObject
 } from "./verify.js"
 
-// ---------------------------------------------------------------------------------------------
-// Wire value schemas shared by every object type.
-
-/** A key, section 1.3: an Ed25519 did:key whose point is usable (not of small order). */
-export const Key = Schema.String.pipe(
-  Schema.filter((s) => isDidKey(s), { message: () => "not an Ed25519 did:key" }),
-  Schema.annotations({ identifier: "Key", jsonSchema: { type: "string", pattern: "^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$" } })
-)
-const b64 = (n: number | [number]) =>
-  Schema.String.pipe(Schema.pattern(Array.isArray(n) ? new RegExp(`^[A-Za-z0-9_-]{${n[0]},}$`) : new RegExp(`^[A-Za-z0-9_-]{${n}}$`)))
-/** A hash, section 1: base64url SHA-256, 43 characters. */
-export const Hash = b64(43).pipe(Schema.annotations({ identifier: "Hash" }))
-/** A signature, section 1.4: 86 characters. */
-export const Signature = b64(86).pipe(Schema.annotations({ identifier: "Signature" }))
-/** `id` and `nnc`: at least 16 random bytes, 22 characters or more. */
-export const Nonce = b64([22]).pipe(Schema.annotations({ identifier: "Nonce" }))
-/** Section 1.1 rule 2 integers. */
-export const Int = Schema.Int.pipe(
-  Schema.greaterThanOrEqualTo(-Number.MAX_SAFE_INTEGER),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
-)
-/** `crit`, section 1.7. */
-export const Crit = Schema.optional(Schema.Array(Schema.String))
-
-/** Section 1.4: a signed object is its unsigned members plus `sig`, the signature over them. */
-export const signedSchema = <F extends Schema.Struct.Fields>(identifier: string, unsignedFields: F) =>
-  Schema.Struct({ ...unsignedFields, sig: Signature }).pipe(Schema.annotations({ identifier }))
-
-// ---------------------------------------------------------------------------------------------
 // Section 2.
 
-export const unsignedWritFields = {
+const writ = signedObject("Writ", {
   v: Schema.Literal(1),
   typ: Schema.Literal("writ"),
   iss: Key,
@@ -57,14 +28,13 @@ export const unsignedWritFields = {
   bnd: Bounds,
   prv: Schema.NullOr(Hash),
   exp: Int,
-  nnc: Nonce,
-  crit: Crit
-}
+  nnc: Nonce
+})
 /** A writ without its signature: what an issuer builds before signing (section 1.4). */
-export const UnsignedWrit = Schema.Struct(unsignedWritFields)
+export const UnsignedWrit = writ.Unsigned
 export type UnsignedWrit = typeof UnsignedWrit.Type
 /** A writ, section 2. */
-export const Writ = signedSchema("Writ", unsignedWritFields)
+export const Writ = writ.Signed
 export type Writ = typeof Writ.Type
 
 /** Section 1.6. */
@@ -74,7 +44,7 @@ export const WRIT_MAX_BYTES = 4096
 export const writSpec: ObjectSpec<Writ> = {
   typ: "writ",
   maxBytes: WRIT_MAX_BYTES,
-  members: ["v", "typ", "iss", "hld", "bnd", "prv", "exp", "nnc", "crit", "sig"],
+  members: writ.members,
   // Step 2: `sig`, `prv`, `nnc`.
   binaryMembers: (o) => stringMembers(o, ["sig", "prv", "nnc"]),
   // Step 5, the table of section 2 in order.
