@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import { Atomic } from "../../accounting/reservations.js"
 import type { StoreError } from "../../accounting/store-error.js"
 import { LedgerStore } from "../../ledger/writer.js"
-import { ledgerMigrations, makeSqlLedger } from "../sql/ledger.js"
+import { ledgerMigrations, makeSqlLedger, metaFinder } from "../sql/ledger.js"
 import { migrate, type PgLocation } from "./client.js"
 
 export const migrations = ledgerMigrations
@@ -16,5 +16,5 @@ export const layer = (ledger: string): Layer.Layer<LedgerStore, StoreError, SqlC
   Layer.effect(LedgerStore, Effect.gen(function*() {
     yield* migrate(ledgerMigrations)
     const sql = yield* SqlClient.SqlClient
-    return makeSqlLedger(sql, (yield* Atomic).transaction, ledger, (l) => sql`SELECT head_seq FROM ledger_meta WHERE ledger = ${l} FOR UPDATE`)
+    return makeSqlLedger(sql, (yield* Atomic).transaction, ledger, metaFinder(sql, true))
   }))

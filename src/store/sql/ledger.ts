@@ -1,7 +1,8 @@
 // The SQL ledger store shared by SQLite and PostgreSQL: lines, one head row per ledger, and the
 // held-reservations index. Appends run inside the store's atomic step; what holds the head against
 // other writers differs (SQLite: the file's write lock, taken by the step's first statement;
-// PostgreSQL: the head row locked FOR UPDATE), passed in as `lockHead`.
+// PostgreSQL: the head row locked FOR UPDATE), passed in as `lockHead`. An append is three or four
+// statements whatever the number of lines: the head, the lines, the held index, the new head.
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema, Stream } from "effect"
 import type { AtomicService } from "../../accounting/reservations.js"
@@ -35,6 +36,16 @@ export const MetaRow = Schema.Struct({
   head_hash: Schema.NullOr(Schema.String)
 })
 
+/** Reads the head row of `ledger` with `suffix` appended to the SELECT (e.g. FOR UPDATE). */
+export const metaFinder = (sql: SqlClient.SqlClient, lock: boolean) =>
+  SqlSchema.findOne({
+    Request: Schema.String,
+    Result: MetaRow,
+    execute: (l) => lock
+      ? sql`SELECT ledger, mode, key_hex, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l} FOR UPDATE`
+      : sql`SELECT ledger, mode, key_hex, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l}`
+  })
+
 const HeldRow = Schema.Struct({ id: Schema.String, action_id: Schema.String, run_id: Schema.String })
 const LineRow = Schema.Struct({ seq: Schema.Union(Schema.Number, Schema.NumberFromString), line: Schema.String })
 
@@ -50,13 +61,10 @@ export const makeSqlLedger = (
   sql: SqlClient.SqlClient,
   transaction: AtomicService["transaction"],
   ledger: string,
-  lockHead: (ledger: string) => Effect.Effect<ReadonlyArray<unknown>, unknown>
+  /** Reads the ledger's head row and holds it against other writers until the atomic step ends. */
+  lockHead: (ledger: string) => Effect.Effect<Option.Option<typeof MetaRow.Type>, unknown>
 ): LedgerBackend => {
-  const findMeta = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: MetaRow,
-    execute: (l) => sql`SELECT ledger, mode, key_hex, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l}`
-  })
+  const findMeta = metaFinder(sql, false)
   const findHeld = SqlSchema.findAll({
     Request: Schema.String,
     Result: HeldRow,
@@ -67,14 +75,14 @@ export const makeSqlLedger = (
     Result: LineRow,
     execute: (after) => sql`SELECT seq, line FROM ledger_lines WHERE ledger = ${ledger} AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`
   })
-  const insertLine = (l: StoredLine) =>
+  const insertLines = (ls: ReadonlyArray<StoredLine>) =>
     Effect.gen(function*() {
-      yield* sql`INSERT INTO ledger_lines (ledger, seq, hash, line) VALUES (${ledger}, ${l.seq}, ${l.hash}, ${l.line})`
-      if (l.hold !== undefined) {
-        yield* sql`INSERT INTO ledger_held (ledger, id, owner, action_id, run_id)
-          VALUES (${ledger}, ${l.hold.id}, ${l.hold.owner}, ${l.hold.action_id}, ${l.hold.run_id})`
-      }
-      if (l.settle !== undefined) yield* sql`DELETE FROM ledger_held WHERE ledger = ${ledger} AND id = ${l.settle}`
+      // One statement for the lines, one for the held index (at most), whatever their number.
+      yield* sql`INSERT INTO ledger_lines ${sql.insert(ls.map((l) => ({ ledger, seq: l.seq, hash: l.hash, line: l.line })))}`
+      const holds = ls.flatMap((l) => (l.hold !== undefined ? [{ ledger, id: l.hold.id, owner: l.hold.owner, action_id: l.hold.action_id, run_id: l.hold.run_id }] : []))
+      if (holds.length > 0) yield* sql`INSERT INTO ledger_held ${sql.insert(holds)}`
+      const settles = ls.flatMap((l) => (l.settle !== undefined ? [l.settle] : []))
+      if (settles.length > 0) yield* sql`DELETE FROM ledger_held WHERE ledger = ${ledger} AND ${sql.in("id", settles)}`
     })
   const headOf = (m: typeof MetaRow.Type): Head => ({ seq: Number(m.head_seq), hash: m.head_hash })
   return {
@@ -89,16 +97,15 @@ export const makeSqlLedger = (
         if (Option.isSome(existing)) return yield* ledgerError("ledger_exists", `ledger ${info.ledger} already exists`)
         yield* sql`INSERT INTO ledger_meta (ledger, mode, key_hex, head_seq, head_hash)
           VALUES (${info.ledger}, ${info.mode}, ${info.key === undefined ? "" : hex(info.key)}, ${header.seq}, ${header.hash})`
-        yield* insertLine(header)
+        yield* insertLines([header])
       }))),
     append: (build) =>
       op("append", transaction(Effect.gen(function*() {
-        yield* lockHead(ledger)
-        const meta = yield* findMeta(ledger)
+        const meta = yield* lockHead(ledger)
         if (Option.isNone(meta)) return yield* ledgerError("ledger_missing", `no ledger ${ledger} in this store`)
         const lines = build(headOf(meta.value))
         if (lines.length === 0) return
-        for (const l of lines) yield* insertLine(l)
+        yield* insertLines(lines)
         const last = lines[lines.length - 1]
         yield* sql`UPDATE ledger_meta SET head_seq = ${last.seq}, head_hash = ${last.hash} WHERE ledger = ${ledger}`
       }))),

@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { Atomic } from "../../accounting/reservations.js"
 import type { StoreError } from "../../accounting/store-error.js"
 import { LedgerStore } from "../../ledger/writer.js"
-import { ledgerMigrations, makeSqlLedger } from "../sql/ledger.js"
+import { ledgerMigrations, makeSqlLedger, metaFinder } from "../sql/ledger.js"
 import { migrate } from "./client.js"
 
 export const migrations = ledgerMigrations
@@ -18,5 +18,5 @@ export const layer = (ledger: string): Layer.Layer<LedgerStore, StoreError, SqlC
     yield* migrate(ledgerMigrations)
     const sql = yield* SqlClient.SqlClient
     // The write lock is already held by the atomic step: nothing more to lock.
-    return makeSqlLedger(sql, (yield* Atomic).transaction, ledger, () => Effect.succeed([]))
+    return makeSqlLedger(sql, (yield* Atomic).transaction, ledger, metaFinder(sql, false))
   }))
