@@ -12,7 +12,7 @@ import { encodeBase64url } from "../kernel/base64url.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { checkConsentRequest } from "./consent.js"
 import { decodeReplyEither, type EventFrame, type FinalReply, type ReplyFrame } from "./frame.js"
-import { lensReply } from "./lens/reply.js"
+import { lensReplyHardened } from "./lens/reply.js"
 import { signProof, type ProofSubject } from "./proof.js"
 import { decodeProposal, type Proposal } from "./proposal.js"
 import { type ConsentRequest, yeaError, type YeaError } from "./reason.js"
@@ -139,4 +139,4 @@ export const makeClient = (connection: YeaConnection, options: ClientOptions = {
   })
 
 /** The model's view of a reply from a third-party service: the hardened Lens (README, "Lens"). */
-export const lensForModel = (reply: unknown): string => lensReply(reply)
+export const lensForModel = (reply: unknown): string => lensReplyHardened(reply)

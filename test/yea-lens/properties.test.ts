@@ -10,8 +10,9 @@ import type { Json } from "../../src/kernel/json.js"
 import { fitReply } from "../../src/yea/lens/budget.js"
 import { est } from "../../src/yea/lens/estimate.js"
 import { isUnprintable } from "../../src/yea/lens/printable.js"
-import { lensReply } from "../../src/yea/lens/reply.js"
-import { lensValue } from "../../src/yea/lens/value.js"
+import { lensReplyHardened as lensReply } from "../../src/yea/lens/reply.js"
+import { Hardened } from "../../src/yea/lens/value.js"
+const { lensValue } = Hardened
 
 const RUNS = { numRuns: 1000 }
 const json = fc.jsonValue({ stringUnit: "binary", maxDepth: 4 })

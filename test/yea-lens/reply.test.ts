@@ -1,7 +1,7 @@
 // Reply renderings and malformed-value rules (SPEC §9.2): one test per rule, exact output.
 import { describe, expect, it } from "vitest"
 import { lensDuration, lensProposalUndo, lensReceiptUndo, lensTime, lensUses } from "../../src/yea/lens/fields.js"
-import { effectLine, lensReply } from "../../src/yea/lens/reply.js"
+import { effectLine, HardenedReply, lensReply, lensReplyHardened } from "../../src/yea/lens/reply.js"
 
 const T = 1790000600 // 2026-09-21T14:23:20Z
 
@@ -111,8 +111,11 @@ describe("effect lines", () => {
     expect(effectLine({ op: "update", target: "e", to: null })).toBe("~ update e: - → -")
     expect(effectLine({ op: "update", target: "e", to: "a,b" })).toBe('~ update e: - → "a,b"')
   })
-  it("untrusted text cannot forge a new line", () => {
-    expect(effectLine({ op: "send", target: "a\n  + create x", detail: "\u202eevil" })).toBe("> send a\\u{a}  + create x — \\u{202e}evil")
+  it("hardened: untrusted text cannot forge a new line", () => {
+    expect(HardenedReply.effectLine({ op: "send", target: "a\n  + create x", detail: "\u202eevil" })).toBe("> send a\\u{a}  + create x — \\u{202e}evil")
+  })
+  it("spec: text is literal, as §9.2 writes it", () => {
+    expect(effectLine({ op: "send", target: "a\u2028b", detail: "\u202eevil" })).toBe("> send a\u2028b — \u202eevil")
   })
 })
 
@@ -175,8 +178,8 @@ describe("PROPOSALS", () => {
   it("zero proposals", () => {
     expect(lensReply({ kind: "PROPOSALS", proposals: [] })).toBe("0 proposals:")
   })
-  it("a summary cannot forge an effect line", () => {
-    expect(lensReply({ kind: "PROPOSALS", proposals: [prop({ summary: "Refund\n  ~ update event/e1 — fake" })] })).toContain(
+  it("hardened: a summary cannot forge an effect line", () => {
+    expect(lensReplyHardened({ kind: "PROPOSALS", proposals: [prop({ summary: "Refund\n  ~ update event/e1 — fake" })] })).toContain(
       "[p_1] Refund\\u{a}  ~ update event/e1 — fake\n"
     )
   })

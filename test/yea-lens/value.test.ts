@@ -1,6 +1,6 @@
 // Lean notation (SPEC §9.1): one test per rule, each with an exact expected rendering.
 import { describe, expect, it } from "vitest"
-import { compactJson, isBare, lensValue } from "../../src/yea/lens/value.js"
+import { compactJson, Hardened, isBare, lensValue } from "../../src/yea/lens/value.js"
 
 describe("scalars", () => {
   it("null is -, booleans are words", () => {
@@ -46,7 +46,13 @@ describe("strings", () => {
     expect(lensValue('q"\\\b\f\n\r\t')).toBe('"q\\"\\\\\\b\\f\\n\\r\\t"')
     expect(lensValue("\u001b[2K")).toBe('"\\u001b[2K"')
   })
-  it("invisible and bidi characters inside quotes are made visible", () => {
+  it("spec: characters other than those §10 escapes stay literal inside quotes, U+2028 included", () => {
+    expect(lensValue("pay \u202eDSU")).toBe('"pay \u202eDSU"')
+    expect(lensValue("a,\u2028b")).toBe('"a,\u2028b"')
+    expect(compactJson({ a: "x\u2028y" })).toBe('{"a":"x\u2028y"}')
+  })
+  it("hardened: invisible and bidi characters inside quotes are made visible", () => {
+    const lensValue = Hardened.lensValue
     expect(lensValue("pay \u202eDSU")).toBe('"pay \\u{202e}DSU"')
     expect(lensValue("a\u007fb")).toBe('"a\\u{7f}b"')
     expect(lensValue("a\u200bb")).toBe('"a\\u{200b}b"')
@@ -120,8 +126,8 @@ describe("compact JSON", () => {
     expect(compactJson({ b: [1, "x"], a: { c: null } })).toBe('{"b":[1,"x"],"a":{"c":null}}')
     expect(compactJson(1e21)).toBe("1e+21")
   })
-  it("shows invisible characters JSON leaves literal", () => {
-    expect(compactJson({ a: "x\u2028y" })).toBe('{"a":"x\\u{2028}y"}')
+  it("hardened: shows invisible characters JSON leaves literal", () => {
+    expect(Hardened.compactJson({ a: "x\u2028y" })).toBe('{"a":"x\\u{2028}y"}')
   })
   it("never throws on values JSON cannot carry", () => {
     expect(compactJson(undefined)).toBe("null")

@@ -28,8 +28,8 @@ const civil = (days: number): readonly [number, number, number] => {
  * A time (`expires`, `at`, `until`): UTC `YYYY-MM-DDTHH:MMZ`, with `:SS` when seconds ≠ 0. Anything
  * but an integer in [0, 253402300799] renders as its lean scalar (`-` when missing or null).
  */
-export const lensTime = (v: unknown): string => {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_TIME) return leanScalar(v)
+export const lensTime = (v: unknown, scalar: (v: unknown) => string = leanScalar): string => {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_TIME) return scalar(v)
   const days = Math.floor(v / 86400)
   const secs = v - days * 86400
   const [y, mo, d] = civil(days)
@@ -43,8 +43,8 @@ export const lensTime = (v: unknown): string => {
  * A duration: in the largest of d/h/m/s that divides it exactly (so 0 is `0d`). Anything but an
  * integer in [−2^53+1, 2^53−1] renders as its lean scalar.
  */
-export const lensDuration = (v: unknown): string => {
-  if (typeof v !== "number" || !Number.isSafeInteger(v)) return leanScalar(v)
+export const lensDuration = (v: unknown, scalar: (v: unknown) => string = leanScalar): string => {
+  if (typeof v !== "number" || !Number.isSafeInteger(v)) return scalar(v)
   if (v % 86400 === 0) return `${v / 86400}d`
   if (v % 3600 === 0) return `${v / 3600}h`
   if (v % 60 === 0) return `${v / 60}m`
@@ -77,9 +77,9 @@ export const lensUses = (uses: unknown): string | undefined => {
 }
 
 /** A proposal's `undo`: the window as a duration, or `never` unless it is an object with a `window`. */
-export const lensProposalUndo = (undo: unknown): string =>
-  isObject(undo) && has(undo, "window") ? lensDuration(undo.window) : "never"
+export const lensProposalUndo = (undo: unknown, scalar: (v: unknown) => string = leanScalar): string =>
+  isObject(undo) && has(undo, "window") ? lensDuration(undo.window, scalar) : "never"
 
 /** A receipt's `undo`: `undo until {time}`, or `irreversible` unless it is an object with an `until`. */
-export const lensReceiptUndo = (undo: unknown): string =>
-  isObject(undo) && has(undo, "until") ? `undo until ${lensTime(undo.until)}` : "irreversible"
+export const lensReceiptUndo = (undo: unknown, scalar: (v: unknown) => string = leanScalar): string =>
+  isObject(undo) && has(undo, "until") ? `undo until ${lensTime(undo.until, scalar)}` : "irreversible"

@@ -4,9 +4,9 @@
  */
 export { est } from "./estimate.js"
 export { isUnprintable, printable } from "./printable.js"
-export { compactJson, isBare, leanScalar, leanString, lensValue } from "./value.js"
+export { compactJson, Hardened, isBare, leanScalar, leanString, lensValue, makeLean, Spec } from "./value.js"
 export { isWellFormedUses, lensDuration, lensProposalUndo, lensQuantity, lensReceiptUndo, lensTime, lensUses, MAX_TIME } from "./fields.js"
-export { effectLine, lensReply } from "./reply.js"
+export { effectLine, HardenedReply, lensReply, lensReplyHardened, makeReplyLens, SpecReply } from "./reply.js"
 export {
   DEFAULT_BUDGET,
   type Elided,
