@@ -4,7 +4,7 @@
 // a scenario passing only when it passes on every store). Exit status 1 on any failure.
 import { Args, Command, Options } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
-import { Console, Context, Effect, Either, Layer } from "effect"
+import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import * as MemoryWrit from "../store/memory/writ-stores.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import {
@@ -17,9 +17,12 @@ import {
   type StoreContext
 } from "../writ/executor/scenario.js"
 
-/** A memory store: one instance for the whole scenario, which a restart keeps (it is the "file"). */
-export const memoryScenarioStore: Effect.Effect<ScenarioStore> = Effect.map(
-  Effect.scoped(Layer.build(MemoryWrit.layer)),
+/**
+ * A memory store: one instance for the whole scenario, which a restart keeps (it is the "file").
+ * It lives in the current scope, which must outlast the scenario.
+ */
+export const memoryScenarioStore: Effect.Effect<ScenarioStore, never, Scope.Scope> = Effect.map(
+  Layer.build(MemoryWrit.layer),
   (context) => ({
     name: "memory",
     open: () => Effect.succeed(context as Context.Context<StoreContext>)
@@ -57,9 +60,10 @@ export const runScenarioDir = (dir: string, stores: ReadonlyArray<"sqlite" | "me
       const scenario: Scenario = decoded.right
       for (const kind of stores) {
         const store = kind === "memory"
-          ? yield* memoryScenarioStore
-          : sqliteScenarioStore(path.join(tmp, `${file.replace(/\.json$/, "")}.sqlite`))
-        results.push({ file, store: kind, result: yield* runScenario(scenario, store) })
+          ? memoryScenarioStore
+          : Effect.succeed(sqliteScenarioStore(path.join(tmp, `${file.replace(/\.json$/, "")}.sqlite`)))
+        // One scope per scenario run: the store's resources close when its scenario is done.
+        results.push({ file, store: kind, result: yield* Effect.scoped(Effect.flatMap(store, (s) => runScenario(scenario, s))) })
       }
     }
     return results

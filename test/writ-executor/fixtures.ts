@@ -1,13 +1,13 @@
 // Test fixtures: keys from fixed seeds, and writs, calls and revokes signed with them (section 1.4),
 // plus an executor over a chosen store with a controllable application and a settable clock.
-import { Clock, Context, Deferred, Effect, Layer, Option } from "effect"
+import { Clock, Context, Deferred, type Duration, Effect, Layer, Option, type Scope } from "effect"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { signerFromSeed } from "../../src/kernel/ed25519.js"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { Signer } from "../../src/kernel/services.js"
 import { identity, signingInput, type ObjectType } from "../../src/writ/sign.js"
-import { type ExecutorService, makeExecutor } from "../../src/writ/executor/executor.js"
+import { type ExecutorService, makeExecutorWith } from "../../src/writ/executor/executor.js"
 import {
   Application,
   type ApplicationService,
@@ -99,7 +99,7 @@ export interface Rig {
   readonly executorKey: Key
 }
 
-/** An executor with key `executorKey` over `stores`, accepting roots `accept`. */
+/** An executor with key `executorKey` over `stores`, accepting roots `accept`, in the current scope. */
 export const rig = (
   stores: Context.Context<StoreContext>,
   options: {
@@ -108,9 +108,10 @@ export const rig = (
     readonly app: ApplicationService
     readonly peers?: Readonly<Record<string, ReadonlyArray<string>>>
     readonly forwarder?: ForwarderService
+    readonly shutdownGrace?: Duration.DurationInput
   }
-): Effect.Effect<ExecutorService> =>
-  makeExecutor.pipe(
+): Effect.Effect<ExecutorService, never, Scope.Scope> =>
+  makeExecutorWith(options.shutdownGrace === undefined ? {} : { shutdownGrace: options.shutdownGrace }).pipe(
     Effect.provide(
       Context.merge(
         stores,

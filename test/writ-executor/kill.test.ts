@@ -67,7 +67,7 @@ describe("killing the SQLite executor at varied moments under load", () => {
         clock.set(T0)
         const ex = yield* rig(stores as Context.Context<StoreContext>, {
           executorKey: E, accept: [A], app: { perform: () => Effect.succeed({ st: "ok" as const }) }
-        })
+        }).pipe(Scope.extend(scope))
         yield* Effect.withClock(ex.recover, clock.clock)
         const calls = Context.get(stores, CallStore)
         expect(yield* calls.pending).toEqual([])

@@ -10,7 +10,7 @@
 //   revocation.ts  sections 9.1 and 9.4
 //   recovery.ts    section 9 after a restart
 //   audit.ts       section 9.3;  answers.ts: what a call or revoke is answered (section 10)
-import { Context, Effect, Fiber, Layer } from "effect"
+import { Context, type Duration, Effect, Fiber, FiberSet, Layer, type Scope } from "effect"
 import type { ObjectInput } from "../verify.js"
 import { admit } from "./admission.js"
 import type { CallAnswer, RevokeAnswer } from "./answers.js"
@@ -56,13 +56,13 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
     const { accepted, checked } = admitted
     const { state } = env
     // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
-    // work runs to its tally on its own fiber: a caller that goes away (a dropped connection)
-    // neither cancels it nor leaves its record pending.
+    // work runs to its tally on a fiber the executor's scope owns: a caller that goes away (a
+    // dropped connection) neither cancels it nor leaves its record pending.
     state.auditBases.set(accepted.call, admitted.base)
     // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
     // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
     // that races its stop signal (section 9.1) must still be able to interrupt the loser.
-    const work = yield* Effect.forkDaemon(Effect.interruptible(perform(env, admitted)).pipe(
+    const work = yield* FiberSet.run(state.work, Effect.interruptible(perform(env, admitted)).pipe(
       Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
     ))
     const answer = yield* Fiber.join(work)
@@ -72,27 +72,53 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
     return yield* auditAnswer(env, admitted.base, answer)
   })
 
-/** Builds an executor over the stores and services in context. */
-export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequirements> = Effect.map(
-  makeEnv,
-  (env) => ({
-    did: env.did,
-    call: (input, peer) => call(env, input, peer),
-    revoke: (input, peer) => revoke(env, input, peer),
-    refused: (kind, reason, peer = Peer.none) =>
-      Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
-    recover: recover(env)
-  })
-)
+export interface ExecutorOptions {
+  /**
+   * How long closing the executor waits for accepted work to reach its tally before interrupting
+   * it. Interrupted work leaves its pending record, which recovery resolves (section 9). Default
+   * 10 seconds.
+   */
+  readonly shutdownGrace?: Duration.DurationInput
+}
 
-/** The executor as a Layer over the stores and services it needs. */
-export const layer: Layer.Layer<Executor, never, ExecutorRequirements> = Layer.effect(Executor, makeExecutor)
+/**
+ * Builds an executor over the stores and services in context, owning its accepted work in the
+ * current scope: closing the scope awaits that work for `shutdownGrace`, then interrupts the rest.
+ */
+export const makeExecutorWith = (
+  options: ExecutorOptions = {}
+): Effect.Effect<ExecutorService, never, ExecutorRequirements | Scope.Scope> =>
+  Effect.gen(function*() {
+    const env = yield* makeEnv
+    // Added after the FiberSet, so it runs first when the scope closes: await, then interrupt.
+    yield* Effect.addFinalizer(() =>
+      // Interruptible: finalizers run uninterruptibly, and the timeout must be able to end the wait.
+      Effect.interruptible(FiberSet.awaitEmpty(env.state.work)).pipe(Effect.timeoutOption(options.shutdownGrace ?? "10 seconds"))
+    )
+    return {
+      did: env.did,
+      call: (input, peer) => call(env, input, peer),
+      revoke: (input, peer) => revoke(env, input, peer),
+      refused: (kind, reason, peer = Peer.none) =>
+        Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
+      recover: recover(env)
+    }
+  })
+
+/** An executor with the default options. */
+export const makeExecutor: Effect.Effect<ExecutorService, never, ExecutorRequirements | Scope.Scope> = makeExecutorWith()
+
+/** The executor as a scoped Layer over the stores and services it needs. */
+export const layerWith = (options: ExecutorOptions): Layer.Layer<Executor, never, ExecutorRequirements> =>
+  Layer.scoped(Executor, makeExecutorWith(options))
+
+export const layer: Layer.Layer<Executor, never, ExecutorRequirements> = layerWith({})
 
 /**
  * The executor after a restart: its pending records are resolved (section 9) before it takes its
  * first call. A store that cannot be read or written fails the Layer.
  */
-export const layerRecovered: Layer.Layer<Executor, StoreError, ExecutorRequirements> = Layer.effect(
+export const layerRecovered: Layer.Layer<Executor, StoreError, ExecutorRequirements> = Layer.scoped(
   Executor,
   Effect.tap(makeExecutor, (executor) => executor.recover)
 )

@@ -9,7 +9,7 @@ import { isJsonObject, type Json, type JsonObject, parseJson } from "../../kerne
 import { Signer } from "../../kernel/services.js"
 import { canonicalText, identity } from "../sign.js"
 import { Received } from "../verify.js"
-import { callAnswerJson, type CallAnswer, type ExecutorService, makeExecutor, revokeAnswerJson } from "./executor.js"
+import { callAnswerJson, type CallAnswer, type ExecutorService, makeExecutorWith, revokeAnswerJson } from "./executor.js"
 import { Application, Forwarder, type Operation, type Outcome, Peer, PeerBindings, RootPolicy } from "./services.js"
 import { settableClock } from "./settable-clock.js"
 import type { StoreError, WritStores } from "./stores.js"
@@ -197,7 +197,12 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
     let scope = yield* Scope.make()
     const start = Effect.gen(function*() {
       const stores = yield* store.open(scope)
-      return yield* makeExecutor.pipe(Effect.provide(Context.merge(services, stores)))
+      // The executor lives in the same scope as its stores; closing it is a crash: accepted work
+      // is interrupted at once (no grace), its pending records left for recovery (section 9).
+      return yield* makeExecutorWith({ shutdownGrace: 0 }).pipe(
+        Effect.provide(Context.merge(services, stores)),
+        Scope.extend(scope)
+      )
     })
     const opened = yield* Effect.either(start)
     if (Either.isLeft(opened)) {

@@ -3,10 +3,11 @@
 // 14.1 says: the admission lock, the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
 // calls that delegated, and the audit fields of accepted calls waiting for their final tally.
-import { Context, Deferred, Effect } from "effect"
+import { Context, Deferred, Effect, FiberSet, type Scope } from "effect"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import { Signer } from "../../kernel/services.js"
+import type { CallAnswer } from "./answers.js"
 import { Application, Forwarder, PeerBindings, RootPolicy } from "./services.js"
 import {
   AckStore,
@@ -48,6 +49,11 @@ export interface Running {
 export type AuditBase = Omit<AuditEntry, "outcome" | "reason" | "signed">
 
 export interface ExecutorState {
+  /**
+   * Accepted work (section 7 steps 11 and 12), owned by the executor's scope rather than by the
+   * request that brought it: a dropped connection does not end it, closing the executor does.
+   */
+  readonly work: FiberSet.FiberSet<CallAnswer>
   /** Steps 7 to 10 of forward and standing calls, and recording a revoke, run one at a time. */
   readonly admission: Effect.Semaphore
   /** Running operations by call identity. */
@@ -85,8 +91,8 @@ export interface ExecutorEnv {
   readonly state: ExecutorState
 }
 
-/** The services in context and a fresh state. */
-export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements> = Effect.gen(function*() {
+/** The services in context and a fresh state, whose accepted work lives in the current scope. */
+export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements | Scope.Scope> = Effect.gen(function*() {
   const context = yield* Effect.context<ExecutorRequirements>()
   const signer = Context.get(context, Signer)
   return {
@@ -106,6 +112,7 @@ export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements> = 
     acks: Context.get(context, AckStore),
     auditLog: Context.get(context, AuditLog),
     state: {
+      work: yield* FiberSet.make<CallAnswer>(),
       admission: yield* Effect.makeSemaphore(1),
       running: new Map(),
       reversing: new Map(),
