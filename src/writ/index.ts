@@ -33,7 +33,7 @@
 //                 `tallyIdentity`, `revokeIdentity`, `ackIdentity`, `bodyHash`, `canonicalText`.
 // Issuing         issue.ts with the kernel `Signer` and `RandomBytes` services: `issueRoot`,
 //                 `holdChain` -> `HeldWrit`, `delegate(held, narrowing)` (section 7.5: no function
-//                 signs a writ given as data), `makeCall`, `signTally`, `signPendingTally`,
+//                 signs a writ given as data), `makeCall`, `signTally` (one tally builder, `unsignedTally`),
 //                 `makeRevoke`, `makeAck`.
 // Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
 export * from "./reason.js"

@@ -1,8 +1,12 @@
-// Signing input (section 1.4) and object identity (section 1.5): one function each, shared by the
-// five signed object types, so a signature or hash can never be computed two ways.
+// Signing input (section 1.4), signing, and object identity (section 1.5): one function each,
+// shared by the five signed object types and by every signer (issuing and the executor), so a
+// signature or hash can never be computed two ways.
+import { Effect } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
+import { encodeBase64url } from "../kernel/base64url.js"
 import { encodeCanonical, utf8 } from "../kernel/canonical.js"
 import { hashB64 } from "../kernel/hash.js"
+import { Signer } from "../kernel/services.js"
 
 export type ObjectType = "writ" | "call" | "tally" | "revoke" | "ack"
 
@@ -33,6 +37,17 @@ export const signingInput = (typ: ObjectType, v: number, o: JsonObject): Uint8Ar
   out.set(body, prefix.length + 1)
   return out
 }
+
+/** An object before its signature: the encoded side of an `Unsigned*` Schema (src/writ/wire.ts). */
+export type UnsignedObject = { readonly v: 1; readonly typ: ObjectType; readonly [member: string]: Json }
+
+/** Section 1.4: `unsigned` with `sig`, the `Signer`'s Ed25519 signature over its signing input as
+ * an object of its own `typ`. The one signing function: issuing and the executor both use it. */
+export const signObject = <U extends UnsignedObject>(unsigned: U): Effect.Effect<U & { readonly sig: string }, never, Signer> =>
+  Effect.map(Effect.flatMap(Signer, (signer) => signer.sign(signingInput(unsigned.typ, unsigned.v, unsigned))), (sig) => ({
+    ...unsigned,
+    sig: encodeBase64url(sig)
+  }))
 
 /** Section 1.5: the identity of a signed object, the hash of its whole canonical form, `sig` included. */
 export const identity = (o: JsonObject): string => hashOf(o)

@@ -87,6 +87,42 @@ export type Tally = TallyEncoded
 /** A tally without its signature: what a signer builds (section 1.4). */
 export const UnsignedTally: Schema.Schema<UnsignedTally> = tally.Unsigned
 
+/** What a signer states in a tally (section 6); `unsignedTally` writes the members from it. */
+export interface TallyContent {
+  /** Identity of the call answered and of its leaf writ, and its op. */
+  readonly call: string
+  readonly writ: string
+  readonly op: string
+  readonly acc: number
+  readonly st: TallyStatus
+  /** Required unless `st` is ok. */
+  readonly err?: TallyErr | null
+  /** The result body, whose hash becomes `out`; absent means `out` null. */
+  readonly body?: Json
+  readonly used?: { readonly [k: string]: number }
+  readonly rev?: TallyRev | null
+  readonly sub?: ReadonlyArray<TallyEncoded>
+  readonly wrt?: ReadonlyArray<Writ>
+}
+
+/** Section 6: the tally for `c` before its signature, every member present. The one tally
+ * builder: issuing (src/writ/issue.ts) and the executor (src/writ/executor/tally-sign.ts) use it. */
+export const unsignedTally = (c: TallyContent): UnsignedTally => ({
+  v: 1,
+  typ: "tally",
+  call: c.call,
+  writ: c.writ,
+  op: c.op,
+  acc: c.acc,
+  st: c.st,
+  err: c.err ?? null,
+  out: c.body === undefined ? null : hashOf(c.body),
+  used: c.used ?? {},
+  rev: c.rev ?? null,
+  sub: c.sub ?? [],
+  wrt: c.wrt ?? []
+})
+
 /** The tally as section 6.1 leaves it: `sub` and `wrt` hold objects checked at section 6.2. */
 export interface TallyMembers extends TallyScalars {
   readonly sig: string

@@ -11,7 +11,7 @@ import { canonicalText } from "../../src/writ/sign.js"
 import { callAnswerJson, type CallAnswer, type RevokeAnswer } from "../../src/writ/executor/executor.js"
 import { APPLICATION_ERROR, cancelOnStop, Peer, STORE_UNAVAILABLE, type Outcome } from "../../src/writ/executor/services.js"
 import { AuditLog, CallStore, RevokeStore, TallyStore } from "../../src/writ/executor/stores.js"
-import { hashOf, signTally } from "../../src/writ/executor/tally-sign.js"
+import { hashOf, signOutcome } from "../../src/writ/executor/tally-sign.js"
 import { Signer } from "../../src/kernel/services.js"
 import { act, call, EXP, gate, identity, key, ok, revoke, rig, scripted, settable, T0, writ } from "./fixtures.js"
 import { injected, kinds, openDurable, patch } from "./stores-support.js"
@@ -459,7 +459,7 @@ for (const kind of kinds) {
           Effect.gen(function*() {
             child = writ(E, C, { act: act("travel"), amount: { t: "max", v: 60000 } }, w2)
             yield* op.recordIssued(child).pipe(Effect.orDie)
-            sub = yield* signTally({
+            sub = yield* signOutcome({
               call: identity(call(E, [w1, w2, child], "travel/x", {})), writ: identity(child), op: "travel/x", acc: T0,
               st: "ok", code: null, res: Option.none(), used: { amount: 700 }, rev: null, sub: [], wrt: []
             }).pipe(Effect.provideService(Signer, Signer.make(C.seed)))
@@ -580,13 +580,13 @@ for (const kind of kinds) {
             child = writ(E, C, { act: act("travel/charge"), amount: { t: "max", v: 50000 } }, w2)
             yield* op.recordIssued(child).pipe(Effect.orDie)
             const subCall = call(E, [w1, w2, child], "travel/charge", { amount: 50000 })
-            const sub = yield* signTally({
+            const sub = yield* signOutcome({
               call: identity(subCall), writ: identity(child), op: "travel/charge", acc: T0, st: "ok", code: null,
               res: Option.some({ charge: "c" }), used: { amount: 50000 }, rev: null, sub: [], wrt: []
             }).pipe(Effect.provideService(Signer, Signer.make(C.seed)))
             expect(yield* op.recordSub(sub).pipe(Effect.orDie)).toBe(true)
             // A tally signed by someone other than the child's holder proves nothing and is left out.
-            const forged = yield* signTally({
+            const forged = yield* signOutcome({
               call: identity(subCall), writ: identity(child), op: "travel/charge", acc: T0, st: "ok", code: null,
               res: Option.none(), used: { amount: 1 }, rev: null, sub: [], wrt: []
             }).pipe(Effect.provideService(Signer, Signer.make(S.seed)))

@@ -74,7 +74,8 @@ describe("section 6.2: tally trees", () => {
     ["used over the writ's total", () => bTally({ used: { amount: 58900, spend: 100001 } }), "signed_unauthorized out_of_bounds"],
     ["own used below its sub-tally", () => bTally({ used: { amount: 58899, spend: 58900 } }), "signed_unauthorized out_of_bounds"],
     ["sub without wrt", () => bTally({ wrt: [] }), "signed_unauthorized sub_unmatched"],
-    ["sub with no writ member", () => bTally({ sub: [{ x: 1 }] }), "signed_unauthorized sub_unmatched"],
+    // Issuing refuses to sign a sub that is not a tally (see "issuing refuses" below), so this one is re-signed.
+    ["sub with no writ member", () => bRaw({ sub: [{ x: 1 }] }), "signed_unauthorized sub_unmatched"],
     ["a wrt writ that is not a child of W", () => bTally({ wrt: [w.root.writ] }), "signed_unauthorized chain_broken"],
     ["a tampered wrt writ", () => bTally({ wrt: [{ ...w.child.writ, exp: 1 }] }), "signed_unauthorized bad_signature"],
     ["a sub-tally signed by another key", () => bTally({ sub: [resign("tally", tC.json, X)] }), "signed_unauthorized bad_signature"],
@@ -103,6 +104,12 @@ describe("section 6.2: tally trees", () => {
     const t = signAs(B, { call: call.call.id, writ: rootD.id, op: "travel/x", acc: EXP - 5, st: "ok", used: {}, rev: null, wrt: [kid] })
     const r = Effect.runSync(verifyTallyTree(t.json, { callId: call.call.id, op: "travel/x", chain: run(verifyChain(rootD.chain)) }))
     expect(r.verdict === "valid" ? "valid" : `${r.verdict} ${r.error.reason}`).toBe("signed_unauthorized not_narrowed")
+  })
+  it("issuing refuses to sign a sub that is not a tally or a wrt that is not a writ (malformed)", () => {
+    const refused = (over: Partial<TallyParams>) =>
+      Effect.runSync(Effect.flip(Effect.provide(signTally({ call: rootCall.call.id, writ: w.root.id, op: "travel/book", acc: EXP - 2000, st: "ok", ...over }), Signer.fromSeed(seed(B)))))
+    expect(refused({ sub: [{ x: 1 }] })).toMatchObject({ reason: "malformed", path: "sub" })
+    expect(refused({ wrt: [{ ...w.child.writ, bnd: {} }] })).toMatchObject({ reason: "malformed", path: "wrt" })
   })
   it("pending and failed tallies are valid in their shapes", () => {
     expect(verdict(bTally({ st: "pending", err: { code: "pending" }, used: {}, sub: [], wrt: [], body: undefined }))).toBe("valid")

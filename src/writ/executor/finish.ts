@@ -9,7 +9,7 @@ import { storeStep } from "./failures.js"
 import { APPLICATION_ERROR, type Outcome } from "./services.js"
 import { type ExecutorEnv, signWith } from "./state.js"
 import type { AcceptedCall, StoreError } from "./stores.js"
-import { identity, signPending, signTally } from "./tally-sign.js"
+import { identity, signPending, signOutcome } from "./tally-sign.js"
 
 /** `used` covering the sub-tallies' (section 6, section 7.5): each name at least the sum below. */
 const coverSubs = (used: Readonly<Record<string, number>>, sub: ReadonlyArray<JsonObject>): Record<string, number> => {
@@ -43,7 +43,7 @@ export const finish = (
     const { wrt, sub } = state.delegating.has(accepted.call) || state.recovering
       ? yield* env.delegations.forCall(accepted.leaf, accepted.id).pipe(storeStep("writ.finish"))
       : { wrt: [] as ReadonlyArray<JsonObject>, sub: [] as ReadonlyArray<JsonObject> }
-    const tally = yield* sign(signTally({
+    const tally = yield* sign(signOutcome({
       call: accepted.call,
       writ: accepted.leaf,
       op: accepted.op,
