@@ -33,7 +33,9 @@ const args = JSON.parse(process.argv[2]) as Args
 const storeLayer = (store: Args["store"], target: string): Layer.Layer<ReservationStore | Atomic, StoreError> =>
   store === "sqlite"
     ? SqliteReservations.storeLayer.pipe(Layer.provideMerge(SqliteStore.layer(target)))
-    : PgReservations.storeLayer.pipe(Layer.provideMerge(PgStore.layer({ schema: target, maxConnections: 4 })))
+    // A generous connect timeout: on a loaded machine a new connection can take seconds, and this
+    // test is about the race on the row locks, not about how fast a connection opens.
+    : PgReservations.storeLayer.pipe(Layer.provideMerge(PgStore.layer({ schema: target, maxConnections: 4, connectTimeoutMs: 60_000 })))
 
 // The real decision over the real store, with an optional pause between reading and writing that
 // widens the window in which another process could interleave.
