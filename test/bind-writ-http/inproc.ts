@@ -55,11 +55,10 @@ export interface InProc {
   readonly port: number
   /** The executor's audit record (section 9.3) as it stands. */
   readonly audit: Effect.Effect<ReadonlyArray<AuditEntry>>
-  readonly close: () => Promise<void>
 }
 
 /** The executor and its listener, in the current scope: closing the scope stops both. */
-export const serveScoped = (o: InProcOptions): Effect.Effect<Omit<InProc, "close">, never, Scope.Scope> =>
+export const serveScoped = (o: InProcOptions): Effect.Effect<InProc, never, Scope.Scope> =>
   Effect.gen(function*() {
     const stores = o.failRevokeWrites === true
       ? Layer.effectContext(Effect.map(Effect.context<Layer.Layer.Success<typeof MemoryWrit.layer>>(), (ctx) =>
@@ -95,13 +94,6 @@ export const serveScoped = (o: InProcOptions): Effect.Effect<Omit<InProc, "close
     }).pipe(Effect.provide(context), Effect.orDie)
     return { ...bound, audit }
   })
-
-/** serveScoped on a scope of its own, closed by `close` (for suites that share one server). */
-export const serveInProcess = async (o: InProcOptions): Promise<InProc> => {
-  const scope = Effect.runSync(Scope.make())
-  const bound = await Effect.runPromise(Scope.extend(serveScoped(o), scope))
-  return { ...bound, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A small PKI (openssl CLI): a CA, a server certificate for 127.0.0.1, and client certificates
