@@ -1,6 +1,6 @@
 // An executor served in this process over the HTTP binding, on the memory stores, with a settable
 // clock for the revoke rate limit; and a small PKI made with the openssl CLI for mTLS tests.
-import { Clock, Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, type Scope } from "effect"
 import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
