@@ -59,7 +59,7 @@ describe("listener timeouts (issue 11 item 6)", () => {
     Effect.gen(function*() {
       const srv = yield* serveScoped({
         executorKey: E, roots: [A], app,
-        limits: { headersTimeoutMs: 400, bodyTimeoutMs: 400, idleTimeoutMs: 300, maxConnections: 64 }
+        limits: { headersTimeoutMs: 1500, bodyTimeoutMs: 1500, idleTimeoutMs: 1000, maxConnections: 64 }
       })
       const slowHeaders = yield* connect(srv.url)
       const slowBody = yield* connect(srv.url)
