@@ -11,7 +11,8 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect } from "effect"
-import { commandFor, commandWords } from "./tree.js"
+import { commandFor, commandPath } from "./tree.js"
+import { CommandPath } from "./where.js"
 
 const VERSION = "0.1.0"
 
@@ -24,14 +25,14 @@ const fail = (line: string) => Effect.zipRight(Console.error(line), Effect.sync(
 const main = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const args = argv.slice(2)
-    const where = ["mandate", ...commandWords(args)].join(" ")
+    const where = ["mandate", ...commandPath(args)].join(" ")
     const real = yield* Effect.console
     // @effect/cli prints a usage error's help text with Console.error before failing with it; that
     // text is dropped here (the failure is printed as one line below). Commands get the real
     // console back for their own output.
     const quiet: Console.Console = { ...real, error: () => Effect.void }
     const mandate = yield* Effect.tryPromise({
-      try: () => commandFor(args, (handler) => Effect.withConsole(handler, real)),
+      try: () => commandFor(args, (handler) => handler.pipe(Effect.withConsole(real), Effect.provideService(CommandPath, where))),
       catch: (e) => e
     })
     // The commands are loaded by name, so their types are erased; every one needs at most what

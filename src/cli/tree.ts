@@ -75,6 +75,20 @@ export const commandWords = (args: ReadonlyArray<string>): ReadonlyArray<string>
   return words
 }
 
+/** The command names `args` begin with (`writ verify` of `writ verify FILE --now 5`), as far as
+ * they name commands in the tree. */
+export const commandPath = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const path: Array<string> = []
+  let level: ReadonlyArray<Entry> = tree
+  for (const w of commandWords(args)) {
+    const e = level.find((x) => x.name === w)
+    if (e === undefined) break
+    path.push(w)
+    level = isGroup(e) ? e.subcommands : []
+  }
+  return path
+}
+
 const named = <C extends AnyCommand>(c: C, description: string): AnyCommand => Command.withDescription(c, description)
 
 /** What every loaded command's handler runs inside (main.ts gives it back the real console). */

@@ -25,9 +25,25 @@ export const boundOptions = {
   holders: Options.text("holders").pipe(Options.optional, Options.withDescription("DID,DID,...: the reserved `hld` bound, keys that may hold a child; empty string forbids delegation")),
   depth: Options.integer("depth").pipe(Options.optional, Options.withDescription("The reserved `depth` bound: writs allowed below this one")),
   bound: many("bound", "NAME=JSON: any bound in full, e.g. --bound 'fare={\"t\":\"set\",\"v\":[\"refundable\"]}' (repeatable)"),
-  exp: Options.integer("exp").pipe(Options.optional, Options.withDescription("Expiry, Unix seconds (exclusive, section 2)")),
-  ttl: Options.integer("ttl").pipe(Options.optional, Options.withDescription("Expiry as seconds from now, by this machine's clock"))
+  // Text, read by `seconds` below: @effect/cli's integer options take `1e3`, `0x10` and ` 7`.
+  exp: Options.text("exp").pipe(Options.optional, Options.withDescription("Expiry, Unix seconds (exclusive, section 2); after now")),
+  ttl: Options.text("ttl").pipe(Options.optional, Options.withDescription("Expiry as whole seconds from now (at least 1), by this machine's clock"))
 }
+
+/** Section 12: "verifiers SHOULD reject a root whose `exp` is more than 24 hours ahead unless
+ * configured otherwise". `writ issue` refuses to make one unless `--max-ttl` allows it. */
+export const ROOT_MAX_TTL = 86_400
+
+export const maxTtlOption = Options.text("max-ttl").pipe(
+  Options.withDefault(String(ROOT_MAX_TTL)),
+  Options.withDescription(`The furthest ahead a root may expire, in seconds (default ${ROOT_MAX_TTL}: section 12's 24 hours)`)
+)
+
+/** A whole number of seconds written in decimal, from 1 to `max`; anything else is refused. */
+export const seconds = (flag: string, text: string, max = Number.MAX_SAFE_INTEGER): Effect.Effect<number, CliError> =>
+  /^[1-9][0-9]{0,15}$/.test(text) && Number(text) <= max
+    ? Effect.succeed(Number(text))
+    : Effect.fail(cliError("mandate/usage", `${JSON.stringify(text)} is not a whole number of seconds from 1 to ${max}`, `--${flag}`))
 
 export interface BoundFlags {
   readonly act: Option.Option<string>
@@ -40,8 +56,8 @@ export interface BoundFlags {
   readonly holders: Option.Option<string>
   readonly depth: Option.Option<number>
   readonly bound: ReadonlyArray<string>
-  readonly exp: Option.Option<number>
-  readonly ttl: Option.Option<number>
+  readonly exp: Option.Option<string>
+  readonly ttl: Option.Option<string>
 }
 
 const pair = (flag: string, s: string): Effect.Effect<readonly [string, string], CliError> => {
@@ -94,14 +110,27 @@ export const boundsFromFlags = (f: BoundFlags): Effect.Effect<Record<string, Bou
     return bnd as Record<string, Bound>
   })
 
-/** `--exp` or `--ttl` (from Effect's Clock), or undefined when neither is given. */
-export const expiryFromFlags = (f: BoundFlags): Effect.Effect<number | undefined, CliError> =>
+/** `--exp` or `--ttl` (from Effect's Clock), or undefined when neither is given. The expiry is
+ * after now (`exp` is exclusive, section 2: a writ expiring now is born expired) and, for a root
+ * (`maxTtl` given), at most `maxTtl` seconds ahead (section 12). */
+export const expiryFromFlags = (f: BoundFlags, maxTtl?: number): Effect.Effect<number | undefined, CliError> =>
   Effect.gen(function*() {
     if (Option.isSome(f.exp) && Option.isSome(f.ttl)) return yield* Effect.fail(cliError("mandate/usage", "give --exp or --ttl, not both"))
-    if (Option.isSome(f.exp)) return f.exp.value
-    if (Option.isSome(f.ttl)) {
-      const now = yield* unixSeconds
-      return now + f.ttl.value
+    const now = yield* unixSeconds
+    const flag = Option.isSome(f.exp) ? "--exp" : "--ttl"
+    const exp = Option.isSome(f.exp)
+      ? yield* seconds("exp", f.exp.value)
+      : Option.isSome(f.ttl)
+      ? now + (yield* seconds("ttl", f.ttl.value, Number.MAX_SAFE_INTEGER - now))
+      : undefined
+    if (exp === undefined) return undefined
+    if (exp <= now) return yield* Effect.fail(cliError("mandate/usage", `expiry ${exp} is not after now (${now}): the writ would be born expired`, flag))
+    if (maxTtl !== undefined && exp - now > maxTtl) {
+      return yield* Effect.fail(cliError(
+        "mandate/usage",
+        `a root expiring ${exp - now} s from now; section 12 keeps roots within ${maxTtl} s (raise --max-ttl to allow it)`,
+        flag
+      ))
     }
-    return undefined
+    return exp
   })

@@ -7,7 +7,7 @@ import { Console, Effect, Either, Option } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
 import { parseJson } from "../kernel/json.js"
 import { makeCall } from "../writ/issue.js"
-import { cliError, isObject, keyLayer, readChainFile, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+import { cliError, forceOption, isObject, keyLayer, readChainFile, readObjectFile, runCommand, writeJson } from "./writ-io.js"
 
 const options = {
   key: Options.file("key").pipe(Options.withDescription("Your key file (`from`, who signs)")),
@@ -18,7 +18,8 @@ const options = {
   undo: Options.file("undo").pipe(Options.optional, Options.withDescription("sys/undo (section 8.1) of this tally (a tally or an answer file)")),
   tallies: Options.text("tallies").pipe(Options.optional, Options.withDescription("sys/tallies (section 8.2) for this writ identity")),
   id: Options.text("id").pipe(Options.optional, Options.withDescription("The idempotency key (default: 16 random bytes)")),
-  out: Options.file("out").pipe(Options.withDescription("Where to write the signed call"))
+  out: Options.file("out").pipe(Options.withDescription("Where to write the signed call")),
+  force: forceOption
 }
 
 const argsOf = (o: {
@@ -59,7 +60,7 @@ export const writCallCommand = Command.make("call", options, (o) =>
       args,
       ...(Option.isSome(o.id) ? { id: o.id.value } : {})
     }).pipe(Effect.provide(yield* keyLayer(o.key)))
-    yield* writeJson(o.out, made.call.json)
+    yield* writeJson(o.out, made.call.json, o.force)
     yield* Console.log(`call ${made.call.id}`)
     yield* Console.log(`  op ${made.call.value.op} from ${made.call.value.from}`)
     yield* Console.log(`  to ${made.chain[made.chain.length - 1].value.hld}`)

@@ -6,13 +6,14 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { delegate, holdChain } from "../writ/issue.js"
 import { boundOptions, boundsFromFlags, expiryFromFlags } from "./writ-bounds.js"
-import { keyLayer, readChainFile, runCommand, writeJson } from "./writ-io.js"
+import { forceOption, keyLayer, readChainFile, runCommand, writeJson } from "./writ-io.js"
 
 const options = {
   key: Options.file("key").pipe(Options.withDescription("Your key file (the holder of the chain's last writ)")),
   chain: Options.file("chain").pipe(Options.withDescription("The chain file you hold (root first)")),
   hld: Options.text("hld").pipe(Options.withDescription("The new holder's did:key")),
   out: Options.file("out").pipe(Options.withDescription("Where to write the extended chain file")),
+  force: forceOption,
   ...boundOptions
 }
 
@@ -25,7 +26,7 @@ export const writDelegateCommand = Command.make("delegate", options, (o) =>
       const held = yield* holdChain(chain)
       return yield* delegate(held, { hld: o.hld, bnd, ...(exp === undefined ? {} : { exp }) })
     }).pipe(Effect.provide(yield* keyLayer(o.key)))
-    yield* writeJson(o.out, issued.chain as never)
+    yield* writeJson(o.out, issued.chain as never, o.force)
     yield* Console.log(`writ ${issued.id} (child ${issued.chain.length - 1} of ${issued.writ.prv})`)
     yield* Console.log(`  iss ${issued.writ.iss}`)
     yield* Console.log(`  hld ${issued.writ.hld}`)

@@ -6,6 +6,7 @@
 // section 11 code when a Writ check refused the input, or a `mandate/...` code (section 11, last
 // paragraph: implementation codes are namespaced) for what is not a protocol rejection, such as an
 // unreadable file. The code is printed first on the line so scripts can match it.
+import { Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { Cause, Console, Data, Effect, Either, Layer, Option } from "effect"
 import { encodeCanonical } from "../kernel/canonical.js"
@@ -14,6 +15,7 @@ import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { isJsonObject, type Json, type JsonObject, parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import type { WritError } from "../writ/reason.js"
+import { CommandPath } from "./where.js"
 
 /** A command's failure: a reason code (section 11, or `mandate/...`), where, and why. */
 export class CliError extends Data.TaggedError("CliError")<{
@@ -32,23 +34,25 @@ export const fromWrit = (e: WritError): CliError => cliError(e.reason, e.message
 export const describeFailure = (e: { readonly reason: string; readonly path?: string | undefined; readonly message: string }): string =>
   `${e.reason}${e.path === undefined || e.path === "" ? "" : ` at ${e.path}`}: ${e.message}`
 
-/** Runs a command body: a failure or a defect is printed as `error: <reason> ...` on stderr and the
- * process exit status becomes 1. Never a stack trace. */
+/** Runs a command body: a failure or a defect is printed as `error: <reason> at <where>: <why>`
+ * on stderr (where: the failure's path, else the command) and the process exit status becomes 1.
+ * Never a stack trace. */
 export const runCommand = <R>(self: Effect.Effect<void, CliError | WritError, R>): Effect.Effect<void, never, R> =>
-  self.pipe(
-    Effect.catchAll((e) =>
+  Effect.gen(function*() {
+    const command = Option.getOrElse(yield* Effect.serviceOption(CommandPath), () => "mandate")
+    const fail = (reason: string, path: string | undefined, message: string) =>
       Effect.zipRight(
-        Console.error(`error: ${describeFailure(e)}`),
+        Console.error(`error: ${describeFailure({ reason, path: path === undefined || path === "" ? command : path, message })}`),
         Effect.sync(() => { process.exitCode = 1 })
       )
-    ),
-    Effect.catchAllCause((cause) =>
-      Effect.zipRight(
-        Console.error(`error: mandate/internal: ${Cause.isDie(cause) ? String(Cause.squash(cause)) : Cause.pretty(cause).split("\n")[0]}`),
-        Effect.sync(() => { process.exitCode = 1 })
-      )
+    yield* self.pipe(
+      Effect.catchAll((e) => fail(e.reason, e.path, e.message)),
+      Effect.catchAllCause((cause) => {
+        const e = Cause.squash(cause)
+        return fail("mandate/internal", undefined, e instanceof Error ? e.message : String(e))
+      })
     )
-  )
+  })
 
 /** Marks the command's outcome as a refusal (exit status 1) without an error line. */
 export const exitRefused = Effect.sync(() => { process.exitCode = 1 })
@@ -90,10 +94,37 @@ export const pretty = (v: Json): string => JSON.stringify(v, null, 2) + "\n"
 
 export const canonical = (v: Json): string => encodeCanonical(v, "utf16")
 
-export const writeJson = (path: string, v: Json): Effect.Effect<void, CliError, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    Effect.mapError(fs.writeFileString(path, pretty(v)), (e) => cliError("mandate/unwritable", e.message, path))
-  )
+/** `--force` beside every `--out FILE`. */
+export const forceOption = Options.boolean("force").pipe(
+  Options.withDescription("Replace an existing --out file (a regular file only; never through a symbolic link)")
+)
+
+/** Writes `--out`: a new file, created with O_CREAT|O_EXCL (flag `wx`), which fails on any
+ * existing path, a symbolic link included, even one that points nowhere (POSIX open(2)); so an
+ * existing file is refused (`mandate/exists`) and a link is never followed (`mandate/symlink`).
+ * With `force` an existing regular file is unlinked first (unlink removes a link itself, never
+ * what it points to) and the new file created the same way; a link or a folder is still refused. */
+export const writeJson = (path: string, v: Json, force = false): Effect.Effect<void, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const isLink = Effect.orElseSucceed(Effect.as(fs.readLink(path), true), () => false)
+    const unwritable = (e: { readonly message: string }) => cliError("mandate/unwritable", e.message, path)
+    if (force && !(yield* isLink)) {
+      const info = yield* Effect.option(fs.stat(path))
+      if (Option.isSome(info) && info.value.type !== "File") return yield* Effect.fail(cliError("mandate/exists", "not a regular file; refusing to replace it", path))
+      if (Option.isSome(info)) yield* Effect.mapError(fs.remove(path), unwritable)
+    }
+    yield* fs.writeFileString(path, pretty(v), { flag: "wx" }).pipe(
+      Effect.catchAll((e) =>
+        Effect.flatMap(isLink, (link): Effect.Effect<never, CliError> =>
+          link
+            ? Effect.fail(cliError("mandate/symlink", "a symbolic link; refusing to write through it", path))
+            : e._tag === "SystemError" && e.reason === "AlreadyExists"
+            ? Effect.fail(cliError("mandate/exists", "refusing to overwrite an existing file (--force replaces it)", path))
+            : Effect.fail(unwritable(e)))
+      )
+    )
+  })
 
 /** A chain file: an array of writs root first, or a single writ (a chain of one), or an object
  * with a `chain` member (a call or a revoke whose chain is reused). */
@@ -147,6 +178,12 @@ export const didOfSeed = (seed: Uint8Array): string => didKeyFromPublicKey(publi
 /** The Signer of a key file and the operating system's randomness: what issuing needs. */
 export const keyLayer = (path: string): Effect.Effect<Layer.Layer<Signer | RandomBytes>, CliError, FileSystem.FileSystem> =>
   Effect.map(readKeyFile(path), (seed) => Layer.merge(Signer.fromSeed(seed), RandomBytes.live))
+
+/** An executor's endpoint: an absolute `http:` or `https:` URL (section 10), else `mandate/bad_url`. */
+export const httpUrl = (text: string): Effect.Effect<URL, CliError> =>
+  Effect.try({ try: () => new URL(text), catch: () => cliError("mandate/bad_url", "not a URL", text) }).pipe(
+    Effect.filterOrFail((u) => u.protocol === "http:" || u.protocol === "https:", () => cliError("mandate/bad_url", "not an http: or https: URL", text))
+  )
 
 /** An optional option's value or undefined. */
 export const opt = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)

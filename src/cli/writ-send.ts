@@ -8,18 +8,20 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import type { Json } from "../kernel/json.js"
 import { checkCallAnswer, checkRevokeAnswer, refusalCodes, shortKey } from "./writ-check.js"
-import { cliError, describeFailure, exitRefused, isObject, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+import { cliError, describeFailure, exitRefused, forceOption, httpUrl, isObject, readObjectFile, runCommand, writeJson } from "./writ-io.js"
 import { fetchWellKnown, postWrit } from "../bind/writ-http/client.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("The executor's endpoint"))
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A signed call or revoke"))
 const options = {
   out: Options.file("out").pipe(Options.optional, Options.withDescription("Where to write the answer")),
+  force: forceOption,
   executor: Options.text("executor").pipe(Options.optional, Options.withDescription("The receiver's did:key, to check a wrong_executor refusal it signed"))
 }
 
 export const writSendCommand = Command.make("send", { url, file, ...options }, (o) =>
   runCommand(Effect.gen(function*() {
+    const endpoint = yield* httpUrl(o.url)
     const { bytes, value } = yield* readObjectFile(o.file, "a call or a revoke")
     if (value.typ !== "call" && value.typ !== "revoke") return yield* Effect.fail(cliError("wrong_type", "send takes a call or a revoke", o.file))
     const posted = yield* Effect.mapError(postWrit(o.url, bytes), (e) => cliError("mandate/unreachable", e.message, o.url))
@@ -27,7 +29,7 @@ export const writSendCommand = Command.make("send", { url, file, ...options }, (
       return yield* Effect.fail(cliError("noncanonical", `the answer (status ${posted.status}) is not strict JSON (section 1.1)`, o.url))
     }
     const answer: { status: number; body: Json } = { status: posted.status, body: posted.json.value }
-    if (Option.isSome(o.out)) yield* writeJson(o.out.value, answer.body)
+    if (Option.isSome(o.out)) yield* writeJson(o.out.value, answer.body, o.force)
     yield* Console.log(`status ${answer.status}`)
     if (value.typ === "call") {
       // A `wrong_executor` refusal is signed by the receiver, not the leaf holder (section 6.1):
@@ -35,7 +37,7 @@ export const writSendCommand = Command.make("send", { url, file, ...options }, (
       let receiver = Option.getOrUndefined(o.executor)
       const t = isObject(answer.body) && isObject(answer.body.tally) ? answer.body.tally : undefined
       if (receiver === undefined && t !== undefined && isObject(t.err) && t.err.code === "wrong_executor") {
-        const doc = yield* Effect.either(fetchWellKnown(new URL(o.url).origin))
+        const doc = yield* Effect.either(fetchWellKnown(endpoint.origin))
         if (doc._tag === "Right" && isObject(doc.right) && typeof doc.right.did === "string") {
           receiver = doc.right.did
           yield* Console.log(`receiver's key from its well-known document: ${receiver}`)

@@ -4,7 +4,7 @@
 // tally verified by section 6.2, a signed refusal, an unsigned error), inspect, revoke and audit.
 // Independent commands run concurrently: each is a separate node process.
 import type { ChildProcess } from "node:child_process"
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -157,10 +157,13 @@ describe("against a running executor: send, inspect, audit", () => {
     const [r, e] = await Promise.all([
       mandate("writ", "issue", "--key", p("a.key"), "--hld", keys.c, "--act", "travel/charge", "--max", "amount=60000",
         "--count", "uses=2", "--ttl", "3600", "--out", p("wc.json")),
-      mandate("writ", "issue", "--key", p("a.key"), "--hld", keys.c, "--act", "travel/charge", "--exp", "1000", "--out", p("we.json"))
+      // Expires a second from now (an expiry already past is refused at issue): expired by the time
+      // it is called, which the wait below makes certain.
+      mandate("writ", "issue", "--key", p("a.key"), "--hld", keys.c, "--act", "travel/charge", "--ttl", "1", "--out", p("we.json"))
     ])
     ok(r)
     ok(e)
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
     const s = await serve(["--port", "0", "--store", p("c.sqlite"), "--key", p("c.key"), "--root", keys.a,
       "--handler", join(repoRoot, "src/cli/demo/payment.ts")])
     child = s.child
@@ -238,6 +241,70 @@ describe("against a running executor: send, inspect, audit", () => {
     expect(lines[0]).toMatchObject({ kind: "call", outcome: "failed", reason: "expired", op: "travel/charge" })
     expect(revokes.stdout).toContain("1 entries")
     refused(absent, "mandate/unreadable")
+  })
+})
+
+describe("issue 11 item 7: nonsense TTLs and roots beyond 24 hours", () => {
+  it("refuses --ttl -5, 0, 1.5, an --exp already past and a root over 24 hours ahead; --max-ttl allows a longer root", async () => {
+    const issue = (...more: ReadonlyArray<string>) =>
+      mandate("writ", "issue", "--key", p("a.key"), "--hld", keys.b, "--act", "x", ...more)
+    const [neg, zero, frac, past, far, allowed] = await Promise.all([
+      issue("--ttl", "-5", "--out", p("t1.json")),
+      issue("--ttl", "0", "--out", p("t2.json")),
+      issue("--ttl", "1.5", "--out", p("t3.json")),
+      issue("--exp", "1000", "--out", p("t4.json")),
+      issue("--ttl", "86401", "--out", p("t5.json")),
+      issue("--ttl", "172800", "--max-ttl", "172800", "--out", p("t6.json"))
+    ])
+    for (const r of [neg, zero, frac, past, far]) refused(r, "mandate/usage")
+    expect(far.stderr).toContain("--max-ttl")
+    for (const f of ["t1", "t2", "t3", "t4", "t5"]) expect(existsSync(p(`${f}.json`))).toBe(false)
+    ok(allowed)
+    // The writ carries no issue time: compare with this machine's clock, the one the CLI read.
+    const w = JSON.parse(readFileSync(p("t6.json"), "utf8"))[0]
+    expect(w.exp).toBeGreaterThan(Math.floor(Date.now() / 1000) + 86_400)
+  })
+})
+
+describe("issue 11 item 9: --out and one-line errors", () => {
+  it("--out refuses an existing file unless --force and never follows a symlink", async () => {
+    writeFileSync(p("keep.json"), "keep\n")
+    writeFileSync(p("victim"), "victim\n")
+    symlinkSync(p("victim"), p("link.json"))
+    const issue = (...more: ReadonlyArray<string>) =>
+      mandate("writ", "issue", "--key", p("a.key"), "--hld", keys.b, "--act", "x", "--ttl", "60", ...more)
+    const [exists, link, linkForced] = await Promise.all([
+      issue("--out", p("keep.json")),
+      issue("--out", p("link.json")),
+      issue("--out", p("link.json"), "--force")
+    ])
+    refused(exists, "mandate/exists")
+    refused(link, "mandate/symlink")
+    refused(linkForced, "mandate/symlink")
+    expect(readFileSync(p("keep.json"), "utf8")).toBe("keep\n")
+    expect(readFileSync(p("victim"), "utf8")).toBe("victim\n")
+    ok(await issue("--out", p("keep.json"), "--force"))
+    expect(JSON.parse(readFileSync(p("keep.json"), "utf8"))[0].typ).toBe("writ")
+  })
+
+  it("usage errors found by @effect/cli and an invalid URL are one line: error: <reason> at <where>: <why>", async () => {
+    const cases: ReadonlyArray<[ReadonlyArray<string>, string, string]> = [
+      [["writ", "issue"], "mandate/usage", "mandate writ issue"],
+      [["writ", "verify", p("w1.json"), "--now", "soon"], "mandate/usage", "mandate writ verify"],
+      [["writ", "bogus"], "mandate/usage", "mandate writ"],
+      [["bogus"], "mandate/usage", "mandate"],
+      [["writ", "send", "not a url", p("c1.json")], "mandate/bad_url", "not a url"],
+      [["writ", "send", "ftp://127.0.0.1/", p("c1.json")], "mandate/bad_url", "ftp://127.0.0.1/"],
+      [["writ", "issue", "--key", p("a.key"), "--hld", keys.b, "--out", p("t7.json")], "mandate/usage", "mandate writ issue"]
+    ]
+    const rs = await Promise.all(cases.map(([args]) => mandate(...args)))
+    rs.forEach((r, i) => {
+      const [args, reason, where] = cases[i]
+      expect(r.status, args.join(" ")).toBe(1)
+      expect(r.stderr, args.join(" ")).toMatch(/^error: \S+ at .+: \S.*\n$/)
+      expect(r.stderr.startsWith(`error: ${reason} at ${where}: `), r.stderr).toBe(true)
+      expect(noStack(r)).toBe(true)
+    })
   })
 })
 
