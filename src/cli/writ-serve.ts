@@ -94,7 +94,7 @@ export const writServeCommand = Command.make(
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
     }).pipe(
       Effect.catchAll((e) =>
-        Effect.zipRight(Console.error(`error: ${e.code}: ${e.message}`), Effect.sync(() => { process.exitCode = 1 }))
+        Effect.zipRight(Console.error(`error: ${e.code} at mandate writ serve: ${e.message}`), Effect.sync(() => { process.exitCode = 1 }))
       )
     )
 ).pipe(Command.withDescription("Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module"))
