@@ -11,8 +11,8 @@ import { AGENT, NOW, principalKey } from "../yea/_helpers.js"
 
 export const atNow = TestClock.setTime(NOW * 1000)
 
-export const shop = Effect.flatMap(shopService([principalKey]), makeService)
-export const calendar = Effect.flatMap(calendarService([principalKey]), makeService)
+export const shop = Effect.flatMap(shopService([principalKey]), (s) => makeService(s))
+export const calendar = Effect.flatMap(calendarService([principalKey]), (s) => makeService(s))
 
 /** A client of `runtime` for the key `seed` (the agent by default). */
 export const clientOf = (runtime: YeaServiceRuntime, options: ClientOptions = {}, seed: Uint8Array = AGENT) =>

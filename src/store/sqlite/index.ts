@@ -2,3 +2,4 @@
 export * as Client from "./client.js"
 export * as Reservations from "./reservations.js"
 export * as WritStores from "./writ-stores.js"
+export * as Yea from "./yea.js"

@@ -51,14 +51,14 @@ export const runCommit = (
     const p = record.proposal
     const cap = yield* intentOf(env, p.capability)
     const rid = reservationId(env, p.id)
-    const prior = yield* atomic
+    const prior = yield* env.gate.withPermits(1)(atomic
       .transaction(
         Effect.gen(function* () {
           const prior = yield* commits.claim({ proposal: p.id, state: "pending", owner: env.owner, ...who, action: record.action })
           if (Option.isNone(prior)) yield* reserveTotals(rid, draws)
           return prior
         })
-      )
+      ))
       .pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
     if (Option.isSome(prior)) return { receipt: yield* existing(env, prior.value), replay: true }
     const now = yield* nowSeconds

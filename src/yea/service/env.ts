@@ -19,6 +19,11 @@ export interface Env {
   readonly owner: string
   /** Runs a handler effect with the context captured when the service was made. */
   readonly provide: <A, E>(eff: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+  /**
+   * Bounds the atomic claim-and-reserve steps running at once, so a burst of commits waits here
+   * rather than exhausting the store's connections (each step holds one for its transaction).
+   */
+  readonly gate: Effect.Semaphore
 }
 
 export const nowSeconds: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))

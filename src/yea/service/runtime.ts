@@ -47,7 +47,12 @@ const encoder = new TextEncoder()
 const replyId = Effect.flatMap(RandomBytes, (r) => Effect.map(r.bytes(6), (b) => "s_" + encodeBase64url(b)))
 
 /** Builds the runtime for `spec`; handler requirements `R` are captured now. */
-export const makeService = <R>(spec: ServiceSpec<R>): Effect.Effect<YeaServiceRuntime, never, R | StateContext> =>
+export interface RuntimeOptions {
+  /** Commit steps (claim and reservation, one store transaction each) running at once. Default 4. */
+  readonly maxConcurrentCommits?: number
+}
+
+export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {}): Effect.Effect<YeaServiceRuntime, never, R | StateContext> =>
   Effect.gen(function* () {
     const captured = yield* Effect.context<R | StateContext>()
     const random = yield* RandomBytes
@@ -55,7 +60,8 @@ export const makeService = <R>(spec: ServiceSpec<R>): Effect.Effect<YeaServiceRu
     const env: Env = {
       spec: spec as ServiceSpec<unknown>,
       owner,
-      provide: (eff) => Effect.provide(eff, captured as Context.Context<unknown>) as Effect.Effect<never, never>
+      provide: (eff) => Effect.provide(eff, captured as Context.Context<unknown>) as Effect.Effect<never, never>,
+      gate: yield* Effect.makeSemaphore(options.maxConcurrentCommits ?? 4)
     }
     const run = <A, E>(eff: Effect.Effect<A, E, StateContext>) => Effect.provide(eff, captured)
 
