@@ -20,7 +20,7 @@ import { encodeCanonical } from "../../src/kernel/canonical.js"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import {
-  call, identity, key, nonce, postRaw, prefix, revoke, spawnServe, tempDir, writ, writeKeyFile
+  call, identity, key, nonce, postRaw, prefix, prng, revoke, spawnServe, tempDir, writ, writeKeyFile
 } from "../../test/bind-writ-http/support.js"
 
 const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
@@ -30,14 +30,6 @@ const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number =
   return v
 }
 
-/** mulberry32: seeded, so every run sends the same floods. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 const rand = prng(0x405711e)
 const B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 const longDidKey = (chars: number) => {

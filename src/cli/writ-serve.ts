@@ -31,22 +31,15 @@ const synchronous = Options.choice("synchronous", ["full", "normal"]).pipe(
   Options.withDefault("full" as const),
   Options.withDescription("SQLite synchronous: full (every commit synced; survives power loss) or normal (synced at checkpoints; survives a killed process)")
 )
-const headerTimeout = Options.integer("header-timeout-ms").pipe(
-  Options.withDefault(DEFAULT_LIMITS.headersTimeoutMs),
-  Options.withDescription("Milliseconds a connection has to send a request's headers (also closes a connection that sends nothing)")
-)
-const bodyTimeout = Options.integer("body-timeout-ms").pipe(
-  Options.withDefault(DEFAULT_LIMITS.bodyTimeoutMs),
-  Options.withDescription("Milliseconds more for the body: a request must be whole within header + body timeouts")
-)
-const idleTimeout = Options.integer("idle-timeout-ms").pipe(
-  Options.withDefault(DEFAULT_LIMITS.idleTimeoutMs),
-  Options.withDescription("Milliseconds a kept-alive connection may sit idle between requests")
-)
-const maxConnections = Options.integer("max-connections").pipe(
-  Options.withDefault(DEFAULT_LIMITS.maxConnections),
-  Options.withDescription("Connections open at once; more are closed at accept")
-)
+/** A listener limit (section 12): a positive integer with its default from the binding. */
+const limit = (name: string, dflt: number, description: string) =>
+  Options.integer(name).pipe(Options.withDefault(dflt), Options.withDescription(description))
+const headerTimeout = limit("header-timeout-ms", DEFAULT_LIMITS.headersTimeoutMs,
+  "Milliseconds a connection has to send a request's headers (also closes a connection that sends nothing)")
+const bodyTimeout = limit("body-timeout-ms", DEFAULT_LIMITS.bodyTimeoutMs,
+  "Milliseconds more for the body: a request must be whole within header + body timeouts")
+const idleTimeout = limit("idle-timeout-ms", DEFAULT_LIMITS.idleTimeoutMs, "Milliseconds a kept-alive connection may sit idle between requests")
+const maxConnections = limit("max-connections", DEFAULT_LIMITS.maxConnections, "Connections open at once; more are closed at accept")
 const revokeBurst = Options.integer("revoke-burst").pipe(Options.withDefault(60), Options.withDescription("Revokes a peer may send at once (section 12)"))
 const revokeRate = Options.integer("revoke-rate").pipe(Options.withDefault(10), Options.withDescription("Revokes per second a peer regains"))
 

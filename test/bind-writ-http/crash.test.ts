@@ -14,21 +14,13 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import type { JsonObject } from "../../src/kernel/json.js"
-import { type Answer, call, identity, key, postRaw, prefix, revoke, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "./support.js"
+import { type Answer, call, identity, key, postRaw, prefix, prng, revoke, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "./support.js"
 
 const KILLS = 20
 const WORKERS = 12
 const COUNT = 40
 const TOTAL = 300
 
-/** mulberry32: a small seeded generator, so the mix and the kill moments repeat run to run. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 
 /** Section 7 steps 3 to 10: a signed refusal, which accepts nothing. */
 const REFUSALS = new Set([

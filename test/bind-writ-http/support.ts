@@ -44,6 +44,15 @@ export const postRaw = (agent: Http.Agent, url: string | URL, body: Buffer): Pro
     req.end(body)
   })
 
+/** mulberry32: a small seeded generator, so a test's or benchmark's mix repeats run to run. */
+export const prng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = seed
+  t = Math.imul(t ^ (t >>> 15), t | 1)
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
 /** Nonces and ids: 16 bytes from a counter and a per-run tag, unique within a run. */
 let counter = 0
 export const nonce = (tag = 0): string => {
