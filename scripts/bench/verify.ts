@@ -14,7 +14,7 @@
 import { createPublicKey, verify as nodeVerify } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { Effect } from "effect"
-import { child, hashOf, key, signingInput, writ, type Obj } from "../conformance.js"
+import { child, hashOf, key, signingInput, writ, type Obj } from "../../test/support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import type { Json } from "../../src/kernel/json.js"
 

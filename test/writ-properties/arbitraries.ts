@@ -4,7 +4,7 @@
 // (scripts/conformance.ts), which derives them from fixed seeds through the kernel's Signer.
 import { Effect, Either } from "effect"
 import fc from "fast-check"
-import type { Obj, V } from "../../scripts/conformance.js"
+import type { Obj, V } from "../support/writ-builders.js"
 import { narrows } from "../../src/writ/bound.js"
 
 export type Bound = { readonly t: string; readonly v: V }

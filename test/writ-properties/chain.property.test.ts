@@ -10,10 +10,10 @@
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { hashOf, key, writ, type Key } from "../../scripts/conformance.js"
+import { hashOf, key, writ, type Key } from "../support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import { boundOf, narrowOf, prefixValue, retype, TYPES, widenBound, type Bound } from "./arbitraries.js"
-import type { Obj } from "../../scripts/conformance.js"
+import type { Obj } from "../support/writ-builders.js"
 
 const RUNS = 1000
 const T0 = 1_800_000_000

@@ -16,7 +16,7 @@
 // chain is empty exactly when its `writ` is "*", and a tally's `err` follows its `st` (section 6).
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Schema } from "effect"
-import { ack, call, hashOf, key, revoke, sign, tally, T0, writ, type Key, type Obj } from "../../scripts/conformance.js"
+import { ack, call, hashOf, key, revoke, sign, tally, T0, writ, type Key, type Obj } from "../support/writ-builders.js"
 import type { Json } from "../../src/kernel/json.js"
 import { Ack, verifyAck } from "../../src/writ/ack.js"
 import { Call, verifyCall } from "../../src/writ/call.js"

@@ -7,10 +7,10 @@
 import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { hashOf, key, nonce, tally, writ, type Key } from "../../scripts/conformance.js"
+import { hashOf, key, nonce, tally, writ, type Key } from "../support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import { verifyTallyTree } from "../../src/writ/tally.js"
-import type { Obj } from "../../scripts/conformance.js"
+import type { Obj } from "../support/writ-builders.js"
 import type { Json } from "../../src/kernel/json.js"
 
 const RUNS = 1000

@@ -1,7 +1,7 @@
 // Section 6.1 on single objects (writ, call, revoke, ack), and section 4 on chains: one test per
 // rejection path, each object built valid and then given exactly the fault under test.
 import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { verifyWrit } from "../../src/writ/writ.js"
 import { checkExpiry, verifyChain } from "../../src/writ/chain.js"
@@ -72,6 +72,17 @@ describe("section 6.1 on a writ", () => {
     if (!(input instanceof Received)) for (const k of Object.keys(input)) if ((input as Record<string, unknown>)[k] === undefined) delete (input as Record<string, unknown>)[k]
     expect(reason(verifyWrit(input))).toBe(expected)
   })
+  // Section 1.7 and 6.1 step 4: a member named in `crit` must be present. Every understood member
+  // but `crit` is required, so step 5 would refuse the same object later; the crit check is seen
+  // by its place (step 4, before a bad key that step 5 would report) and its path.
+  it.effect("crit naming an understood member that is absent is malformed at crit, before step 5", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(verifyWrit(writWith({ crit: ["nnc"], nnc: undefined, hld: "did:key:z6MkNOTAKEY" })))
+      expect(e).toMatchObject({ reason: "malformed", path: "crit" })
+      // Without crit the same writ fails at step 5 on its first bad member.
+      const later = yield* Effect.flip(verifyWrit(writWith({ nnc: undefined, hld: "did:key:z6MkNOTAKEY" })))
+      expect(later).toMatchObject({ reason: "bad_key", path: "hld" })
+    }))
   it("unknown members are ignored but covered by the signature and the identity", () => {
     const extra = writWith({ note: "hi" })
     expect(reason(verifyWrit(extra))).toBe("accept")
@@ -155,6 +166,11 @@ describe("sections 5 and 7 steps 1 to 4 and 8: calls", () => {
   ])("%s", (_n, make, expected) => {
     expect(reason(verifyCall(JSON.parse(JSON.stringify(make())), { now }))).toBe(expected)
   })
+  it.effect("crit naming an understood call member that is absent is malformed at crit, before step 5", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(verifyCall(callWith({ crit: ["args"], args: undefined, from: "did:key:z6MkNOTAKEY" })))
+      expect(e).toMatchObject({ reason: "malformed", path: "crit" })
+    }))
   it("expiry applies to forward calls only", () => {
     expect(reason(verifyCall(callJson, { now: EXP - 100 }))).toBe("expired")
     const standing = callWith({ from: keyOf(A), op: "sys/tallies", args: {} }, A)
