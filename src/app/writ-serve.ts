@@ -13,6 +13,8 @@ import { type ListenerLimits, listen, type TlsOptions } from "../bind/writ-http/
 import { didKeyFromPublicKey, publicKeyFromDidKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
+import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../kernel/verification-cache.js"
+import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
 import { Application, RootPolicy } from "../writ/executor/services.js"
@@ -50,6 +52,10 @@ export interface ServeOptions {
    * "MUST survive restart" holds for a process restart under both.
    */
   readonly synchronous?: "full" | "normal"
+  /** Bytes the executor's verification cache (decoded keys, passed signature checks) may hold. */
+  readonly verificationCacheBytes?: number
+  /** How far ahead a root's `exp` may be, in seconds (section 12); null lifts it. Default 24 hours. */
+  readonly rootLifetimeSeconds?: number | null
   /** Header, body and idle timeouts and the connection cap of the listener (section 12). */
   readonly limits?: ListenerLimits
   /** Endpoint path. Default "/writ". */
@@ -86,7 +92,9 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       Layer.succeed(Application, app),
       RootPolicy.list(options.roots),
       transportPeerBindings(bindings),
-      httpForwarder(options.forward ?? {}, options.forwardTls === undefined ? {} : { tls: options.forwardTls })
+      httpForwarder(options.forward ?? {}, options.forwardTls === undefined ? {} : { tls: options.forwardTls }),
+      VerificationCache.layer({ maxBytes: options.verificationCacheBytes ?? DEFAULT_VERIFICATION_CACHE_BYTES }),
+      RootLifetime.layer(options.rootLifetimeSeconds === undefined ? DEFAULT_ROOT_LIFETIME_SECONDS : options.rootLifetimeSeconds)
     )
     // The store's pragmas are its Layer's options (src/store/sqlite/client.ts).
     const stores = SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })

@@ -7,7 +7,7 @@
  *    encodings: the 8 torsion points, the sign-bit-set forms of the two points with x = 0, and the
  *    non-canonical y = p and y = p + 1 forms with either sign bit.
  *  - A signature whose R is a small-order point (e.g. made with nonce r = 0) is refused.
- *  - A key must decode to a curve point in canonical form (checked with @noble/curves, cached).
+ *  - A key must decode to a curve point in canonical form (checked with @noble/curves).
  */
 import { ED25519_TORSION_SUBGROUP, ed25519 } from "@noble/curves/ed25519.js"
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from "node:crypto"
@@ -43,29 +43,20 @@ export const isValidPoint = (bytes32: Uint8Array): boolean => {
   }
 }
 
-// Per-key cache of the decision and of node's KeyObject: point decoding is the expensive part and a
-// key recurs across every object it signs. Bounded so untrusted input cannot grow it without end.
-const KEY_CACHE_MAX = 10_000
-const keyCache = new Map<string, KeyObject | null>()
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex")
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
 
-const publicKeyObject = (pub: Uint8Array): KeyObject | null => {
-  if (pub.length !== 32) return null
-  const h = hex(pub)
-  const hit = keyCache.get(h)
-  if (hit !== undefined) return hit
-  let ko: KeyObject | null = null
-  if (!SMALL_ORDER_ENCODINGS.has(h) && isValidPoint(pub)) {
-    ko = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, pub]), format: "der", type: "spki" })
-  }
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!)
-  keyCache.set(h, ko)
-  return ko
-}
+/**
+ * node's key object for an acceptable public key (32 bytes, a canonical point, not of small order),
+ * or null. Point decoding is the expensive part; callers that see a key again keep the result in
+ * the VerificationCache service (kernel/verification-cache.ts), never here.
+ */
+export const publicKeyObject = (pub: Uint8Array): KeyObject | null =>
+  isAcceptablePublicKey(pub) ? createPublicKey({ key: Buffer.concat([SPKI_PREFIX, pub]), format: "der", type: "spki" }) : null
 
 /** A public key is acceptable when it is a canonical point that is not of small order. */
-export const isAcceptablePublicKey = (pub: Uint8Array): boolean => publicKeyObject(pub) !== null
+export const isAcceptablePublicKey = (pub: Uint8Array): boolean =>
+  pub.length === 32 && !SMALL_ORDER_ENCODINGS.has(hex(pub)) && isValidPoint(pub)
 
 const privateKeyObject = (seed: Uint8Array): KeyObject => {
   if (seed.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes")
@@ -87,13 +78,18 @@ export const signerFromSeed = (seed: Uint8Array): { readonly publicKey: Uint8Arr
 export const sign = (seed: Uint8Array, msg: Uint8Array): Uint8Array => new Uint8Array(nodeSign(null, msg, privateKeyObject(seed)))
 
 /**
+ * Verifies an Ed25519 signature under a key object from `publicKeyObject`. False for a signature
+ * that is not 64 bytes, a small-order R, or a signature that does not verify.
+ */
+export const verifyWithKeyObject = (key: KeyObject, msg: Uint8Array, sig: Uint8Array): boolean =>
+  sig.length === 64 && !isSmallOrderPoint(sig.subarray(0, 32)) && nodeVerify(null, msg, key, sig)
+
+/**
  * Verifies an Ed25519 signature. False for a bad key (wrong length, not a canonical point, small
  * order), a signature that is not 64 bytes, a small-order R, or a signature that does not verify.
  */
 export const verify = (pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean => {
   if (sig.length !== 64) return false
   const ko = publicKeyObject(pub)
-  if (ko === null) return false
-  if (isSmallOrderPoint(sig.subarray(0, 32))) return false
-  return nodeVerify(null, msg, ko, sig)
+  return ko !== null && verifyWithKeyObject(ko, msg, sig)
 }

@@ -19,7 +19,9 @@ import {
   type ObjectInput,
   type ObjectSpec,
   stringMembers,
-  verifyObject
+  verifyObject,
+  type BodyInput,
+  readBody
 } from "./verify.js"
 import { Hash, Int, Key, signedObject } from "./wire.js"
 
@@ -90,7 +92,7 @@ export const checkAck = (input: {
   readonly revoke: ObjectInput
   readonly ack: ObjectInput
   /** The ack body; absent when the verifier holds none. */
-  readonly body?: { readonly value: Json } | undefined
+  readonly body?: BodyInput | undefined
   readonly chain: unknown
   readonly tally: ObjectInput
 }): Effect.Effect<AckOutcome, WritError> =>
@@ -103,10 +105,11 @@ export const checkAck = (input: {
     if (A.value.revoke !== R.id) return yield* Effect.fail(writError("ack_mismatch", "ack.revoke", "the ack names another revoke"))
     // 4. A.out is the hash of B's canonical form (`ack_mismatch`); B is an object whose held and
     //    open are arrays (`malformed`).
-    if (input.body === undefined || A.value.out !== hashOf(input.body.value)) {
+    //    B is read strictly first (section 1.1): a body that breaks it is `noncanonical` at `res`.
+    const B = input.body === undefined ? undefined : yield* readBody(input.body, "res")
+    if (B === undefined || A.value.out !== hashOf(B)) {
       return yield* Effect.fail(writError("ack_mismatch", "ack.out", "the ack body does not hash to out"))
     }
-    const B = input.body.value
     if (!isJsonObject(B) || !Array.isArray(B.held) || !Array.isArray(B.open)) {
       return yield* Effect.fail(writError("malformed", "res", "an ack body has arrays held and open"))
     }

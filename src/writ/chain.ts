@@ -1,5 +1,5 @@
 // Attenuation and chain verification, spec section 4 (and section 2.1).
-import { Effect, String as Str } from "effect"
+import { Context, Effect, Layer, String as Str } from "effect"
 import { boundNarrows, has } from "./bound.js"
 import { type WritError, writError } from "./reason.js"
 import { chainShape, type ObjectInput } from "./verify.js"
@@ -76,10 +76,34 @@ export const verifyChain = (chain: unknown, path = "chain"): Effect.Effect<Reado
     return writs
   })
 
-/** Section 7 step 4: for every writ in the chain, `now` < `exp` (`expired`). */
+/** Section 12 ("Time"): a root whose `exp` is more than 24 hours ahead is refused by default. */
+export const DEFAULT_ROOT_LIFETIME_SECONDS = 86_400
+
+/**
+ * How far ahead of `now` a root's `exp` may be (section 12, "Time": verifiers SHOULD reject a root
+ * whose `exp` is more than 24 hours ahead unless configured otherwise, reason `expired`). `null`
+ * lifts the limit. A reference with a default, so every verifier applies the rule unless its
+ * composition says otherwise; an executor reads it once, when it is built.
+ */
+export class RootLifetime extends Context.Reference<RootLifetime>()("mandate/writ/RootLifetime", {
+  defaultValue: (): { readonly maxSeconds: number | null } => ({ maxSeconds: DEFAULT_ROOT_LIFETIME_SECONDS })
+}) {
+  static layer(maxSeconds: number | null): Layer.Layer<never> {
+    return Layer.succeedContext(Context.make(RootLifetime, { maxSeconds }))
+  }
+}
+
+/** Section 7 step 4: for every writ in the chain, `now` < `exp` (`expired`); then section 12's
+ * limit on how far ahead the root's `exp` may be (`expired`). */
 export const checkExpiry = (chain: ReadonlyArray<CheckedWrit>, now: number, path = "chain"): Effect.Effect<void, WritError> =>
   Effect.gen(function* () {
     for (let i = 0; i < chain.length; i++) {
       if (!(now < chain[i].value.exp)) return yield* Effect.fail(writError("expired", `${path}[${i}].exp`, `expired at ${chain[i].value.exp}, now ${now}`))
+    }
+    const { maxSeconds } = yield* RootLifetime
+    if (chain.length > 0 && maxSeconds !== null && chain[0].value.exp - now > maxSeconds) {
+      return yield* Effect.fail(
+        writError("expired", `${path}[0].exp`, `the root runs ${chain[0].value.exp - now} s past now, over the ${maxSeconds} s allowed (section 12)`)
+      )
     }
   })

@@ -66,8 +66,12 @@ const lenient = (text: string, s: Span | undefined): unknown => {
   }
 }
 
-const received = (text: string, s: Span | undefined): ObjectInput =>
-  s === undefined ? (null as Json) : new Received(minified(text, s))
+/** An embedded object (or body) as received: its own text, which section 1.1 judges when it is read. */
+function received(text: string, s: Span): Received
+function received(text: string, s: Span | undefined): ObjectInput
+function received(text: string, s: Span | undefined): ObjectInput {
+  return s === undefined ? (null as Json) : new Received(minified(text, s))
+}
 
 /** Evaluates one vector's operation on its input. */
 export const evaluate = (op: string, text: string, input: Span, now: number | undefined): Effect.Effect<Outcome> => {
@@ -131,7 +135,7 @@ export const evaluate = (op: string, text: string, input: Span, now: number | un
           const kchain = yield* Effect.forEach(k.value.chain, (x, i) => checkWrit(x, `call.chain[${i}]`))
           const chain = [...kchain.slice(0, -1), w]
           const resSpan = m("res")
-          const body = resSpan === undefined ? undefined : { value: (lenient(text, resSpan) ?? null) as Json }
+          const body = resSpan === undefined ? undefined : received(text, resSpan)
           yield* verifyTally(received(text, m("tally")), { callId: k.id, op: k.value.op, chain }, body)
         })
       )
@@ -143,7 +147,7 @@ export const evaluate = (op: string, text: string, input: Span, now: number | un
         checkAck({
           revoke: received(text, m("revoke")),
           ack: received(text, m("ack")),
-          body: resSpan === undefined ? undefined : { value: (lenient(text, resSpan) ?? null) as Json },
+          body: resSpan === undefined ? undefined : received(text, resSpan),
           chain: chainInput(text, m("chain")),
           tally: received(text, m("tally"))
         })

@@ -20,7 +20,9 @@ import {
   memberString,
   type ObjectInput,
   type ObjectSpec,
-  stringMembers
+  stringMembers,
+  type BodyInput,
+  readBody
 } from "./verify.js"
 import { type CheckedWrit, verifyWrit, Writ } from "./writ.js"
 import { Hash, Int, signedObject, UnknownMember } from "./wire.js"
@@ -302,7 +304,7 @@ const checkTree = (t: CheckedTally, chain: ReadonlyArray<CheckedWrit>, path: str
 export const checkTallyTree = (
   t: CheckedTally,
   ctx: TallyContext,
-  body?: { readonly value: Json } | undefined
+  body?: BodyInput | undefined
 ): Effect.Effect<void, WritError> =>
   Effect.gen(function* () {
     const w = ctx.chain[ctx.chain.length - 1]
@@ -318,7 +320,8 @@ export const checkTallyTree = (
     // 5. A forward tally's acc is before W.exp (`expired`).
     if (forward && !(T.acc < w.value.exp)) return yield* Effect.fail(writError("expired", "acc", `acc ${T.acc} is not before exp ${w.value.exp}`))
     // 6. With a body R: out is not null and is the hash of R's canonical form (`tally_mismatch`).
-    if (body !== undefined && (T.out === null || T.out !== hashOf(body.value))) {
+    //    The body is read strictly first (section 1.1): one that breaks it is `noncanonical` at `res`.
+    if (body !== undefined && (T.out === null || T.out !== hashOf(yield* readBody(body, "res")))) {
       return yield* Effect.fail(writError("tally_mismatch", "out", "out does not commit to the result body"))
     }
     // 7 to 10 (5 again is a no-op: it held above).
@@ -329,7 +332,7 @@ export const checkTallyTree = (
 export const verifyTallyTree = (
   input: ObjectInput,
   ctx: TallyContext,
-  body?: { readonly value: Json } | undefined
+  body?: BodyInput | undefined
 ): Effect.Effect<TallyResult> =>
   Effect.gen(function* () {
     const w = ctx.chain[ctx.chain.length - 1]
@@ -346,7 +349,7 @@ export const verifyTallyTree = (
 export const verifyTally = (
   input: ObjectInput,
   ctx: TallyContext,
-  body?: { readonly value: Json } | undefined
+  body?: BodyInput | undefined
 ): Effect.Effect<CheckedTally, WritError> =>
   Effect.flatMap(verifyTallyTree(input, ctx, body), (r) => (r.verdict === "valid" ? Effect.succeed(r.tally) : Effect.fail(r.error)))
 

@@ -6,9 +6,10 @@ import { Effect, Either, Option } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
 import { jsonDepth, parseJson } from "../kernel/json.js"
 import { utf8 } from "../kernel/canonical.js"
-import { decodeBase64url } from "../kernel/base64url.js"
-import { publicKeyFromDidKey } from "../kernel/didkey.js"
-import { verify as ed25519Verify } from "../kernel/ed25519.js"
+import { base64urlLength, decodeBase64url } from "../kernel/base64url.js"
+import { hasDidKeyShape } from "../kernel/didkey.js"
+import { verifyWithKeyObject } from "../kernel/ed25519.js"
+import { VerificationCache, verifyingKey } from "../kernel/verification-cache.js"
 import { type WritError, writError } from "./reason.js"
 import { canonicalText, identity, type ObjectType, signingInput } from "./sign.js"
 import { has, isInteger, isJsonObject } from "./bound.js"
@@ -24,6 +25,23 @@ export class Received {
   constructor(readonly bytes: Uint8Array | string) {}
 }
 export type ObjectInput = Received | Json
+
+/**
+ * A body that travels beside a signed object (a tally's result body, an ack's body: sections 6,
+ * 9.4, 10): bytes as received, read here with section 1.1 before anything else looks at them, or a
+ * value already read strictly as part of a larger object (an answer read whole).
+ */
+export type BodyInput = Received | { readonly value: Json }
+
+/** The body's value. Received bytes that break section 1.1 (a repeated member or a lone
+ * surrogate at any depth, a non-integer) are `noncanonical` at `path`, the body that holds them,
+ * never a semantic reason found later; nesting past 64 levels is `too_large`. */
+export const readBody = (body: BodyInput, path: string): Effect.Effect<Json, WritError> =>
+  Effect.suspend(() => {
+    if (!(body instanceof Received)) return Effect.succeed(body.value)
+    const r = parseJson(body.bytes, { maxDepth: MAX_DEPTH, integersOnly: true })
+    return Either.isLeft(r) ? Effect.fail(writError(r.left.reason, path, `the body: ${r.left.message}`)) : Effect.succeed(r.right)
+  })
 
 /** An object that passed section 6.1 steps 1 to 5: its parsed JSON (unknown members kept, for
  * the signing input and identity), its typed value, its canonical text, and its identity. */
@@ -79,9 +97,10 @@ export const checkObject = <A>(spec: ObjectSpec<A>, input: ObjectInput, path = "
     // Every protocol object is an object (section 1.1 rule 1 and the member tables).
     if (!isJsonObject(parsed)) return yield* Effect.fail(writError("malformed", path || undefined, `a ${spec.typ} is an object`))
     const o = parsed
-    // Step 2: section 1.1 rule 5 for the object's own binary members whose value is a string.
+    // Step 2: section 1.1 rule 5 for the object's own binary members whose value is a string,
+    // judged from the characters (nothing is decoded).
     for (const [p, s] of spec.binaryMembers(o)) {
-      if (Option.isNone(decodeBase64url(s))) return yield* Effect.fail(writError("noncanonical", at(path, p), "not canonical base64url"))
+      if (Option.isNone(base64urlLength(s))) return yield* Effect.fail(writError("noncanonical", at(path, p), "not canonical base64url"))
     }
     // Step 3: `v` is the integer 1 (`unsupported_version`), then `typ` (`wrong_type`).
     if (o.v !== 1) return yield* Effect.fail(writError("unsupported_version", at(path, "v"), "v is not 1"))
@@ -111,27 +130,25 @@ const checkCrit = (spec: ObjectSpec<unknown>, o: JsonObject, path: string): Effe
   })
 
 // ---------------------------------------------------------------------------------------------
-// Step 6: the signature, with a bounded cache of verified (identity, key) pairs. The identity
-// covers the signature, so a hit is the same bytes under the same key: safe to skip (DESIGN.md).
-
-const verifiedCache = new Map<string, true>()
-const CACHE_MAX = 4096
+// Step 6: the signature. A check that passed is remembered in the VerificationCache service when
+// the context has one (the executor's): the identity covers the signature, so a hit is the same
+// bytes under the same key, safe to skip (DESIGN.md).
 
 /** Section 6.1 step 6: `sig` verifies under `signer` (a key already checked by step 5). */
 export const checkSignature = <A>(spec: ObjectSpec<A>, c: Checked<A>, signer: string, path = ""): Effect.Effect<void, WritError> =>
-  Effect.suspend(() => {
-    const cacheKey = `${spec.typ} ${c.id} ${signer}`
-    if (verifiedCache.has(cacheKey)) return Effect.void
-    const pub = publicKeyFromDidKey(signer)
+  Effect.gen(function* () {
+    const check = `${spec.typ} ${c.id} ${signer}`
+    const cache = yield* Effect.serviceOption(VerificationCache)
+    if (Option.isSome(cache) && (yield* cache.value.passed(check))) return
+    const key = yield* verifyingKey(signer)
+    // `sig` passed step 5 (86 characters, 64 bytes) before this step runs.
     const sig = typeof c.json.sig === "string" ? decodeBase64url(c.json.sig) : Option.none()
     const ok =
-      Option.isSome(pub) &&
+      Option.isSome(key) &&
       Option.isSome(sig) &&
-      ed25519Verify(pub.value, signingInput(spec.typ, 1, c.json), sig.value)
-    if (!ok) return Effect.fail(writError("bad_signature", at(path, "sig"), `signature does not verify under ${signer}`))
-    if (verifiedCache.size >= CACHE_MAX) verifiedCache.delete(verifiedCache.keys().next().value!)
-    verifiedCache.set(cacheKey, true)
-    return Effect.void
+      verifyWithKeyObject(key.value.object, signingInput(spec.typ, 1, c.json), sig.value)
+    if (!ok) return yield* Effect.fail(writError("bad_signature", at(path, "sig"), `signature does not verify under ${signer}`))
+    if (Option.isSome(cache)) yield* cache.value.remember(check)
   })
 
 /** Section 6.1 in full: steps 1 to 5, then the signature under `signerOf(value)` (step 6). */
@@ -157,23 +174,26 @@ const missing = (o: JsonObject, name: string, path: string): Check<never> | unde
   has(o, name) ? undefined : Effect.fail(writError("malformed", at(path, name), `${name} is required`))
 
 /** A required member that is a key (section 1.3). A non-string is `malformed`; a string that is
- * not an Ed25519 did:key of a usable point is `bad_key`. */
+ * not an Ed25519 did:key of a usable point is `bad_key`. The length and prefix are judged before
+ * anything is decoded, so a long string costs nothing (issue 11 item 2). */
 export const memberKey = (o: JsonObject, name: string, path: string): Check<string> =>
   missing(o, name, path) ??
   Effect.suspend(() => {
     const v = o[name]
     if (typeof v !== "string") return Effect.fail(writError("malformed", at(path, name), `${name} is a key string`))
-    if (Option.isNone(publicKeyFromDidKey(v))) return Effect.fail(writError("bad_key", at(path, name), `${name} is not an Ed25519 did:key`))
-    return Effect.succeed(v)
+    const notKey = writError("bad_key", at(path, name), `${name} is not an Ed25519 did:key`)
+    if (!hasDidKeyShape(v)) return Effect.fail(notKey)
+    return Effect.flatMap(verifyingKey(v), (k) => (Option.isSome(k) ? Effect.succeed(v) : Effect.fail(notKey)))
   })
 
-/** A binary member decoding to exactly `len` bytes, or at least `min` bytes (section 1.1 rule 5). */
+/** A binary member decoding to exactly `len` bytes, or at least `min` bytes (section 1.1 rule 5).
+ * Its length is read from its characters: nothing is decoded. */
 export const binaryValue = (v: Json | undefined, p: string, bytes: { len?: number; min?: number }): Check<string> =>
   Effect.suspend(() => {
     if (typeof v !== "string") return Effect.fail(writError("malformed", p, "a base64url string is required"))
-    const d = decodeBase64url(v)
-    if (Option.isNone(d)) return Effect.fail(writError("noncanonical", p, "not canonical base64url"))
-    const n = d.value.length
+    const length = base64urlLength(v)
+    if (Option.isNone(length)) return Effect.fail(writError("noncanonical", p, "not canonical base64url"))
+    const n = length.value
     if (bytes.len !== undefined && n !== bytes.len) return Effect.fail(writError("malformed", p, `decodes to ${n} bytes, not ${bytes.len}`))
     if (bytes.min !== undefined && n < bytes.min) return Effect.fail(writError("malformed", p, `decodes to ${n} bytes, under ${bytes.min}`))
     return Effect.succeed(v)

@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Signer } from "../../src/kernel/services.js"
+import { VerificationCache } from "../../src/kernel/verification-cache.js"
 import * as MemoryWrit from "../../src/store/memory/writ-stores.js"
 import { layer as executorLayer } from "../../src/writ/executor/executor.js"
 import {
@@ -72,7 +73,8 @@ export const serveScoped = (o: InProcOptions): Effect.Effect<InProc, never, Scop
       Layer.succeed(Application, o.app),
       RootPolicy.list(o.roots.map((r) => r.did)),
       transportPeerBindings(o.bindings ?? {}),
-      Layer.succeed(Forwarder, o.forwarder ?? { forward: () => Effect.succeed(Option.none()) })
+      Layer.succeed(Forwarder, o.forwarder ?? { forward: () => Effect.succeed(Option.none()) }),
+      VerificationCache.layer({ maxBytes: 1 << 20 })
     )
     const limiter = o.rate === undefined
       ? RevokeRateLimit.unlimited

@@ -1,23 +1,38 @@
 import { ed25519 } from "@noble/curves/ed25519.js"
 import { sha512 } from "@noble/hashes/sha2.js"
-import { Effect, Option } from "effect"
-import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, FastCheck as fc, Option } from "effect"
 import {
-  decodeBase64url, didKeyFromPublicKey, encodeBase64url, hashB64, isAcceptablePublicKey, isSmallOrderPoint,
+  decodeBase58, decodeBase64url, DID_KEY_LENGTH, didKeyFromPublicKey, encodeBase58, hasDidKeyShape, encodeBase64url, hashB64, isAcceptablePublicKey, isSmallOrderPoint,
   publicKeyFromDidKey, publicKeyFromSeed, RandomBytes, sign, SMALL_ORDER_ENCODINGS, verify
 } from "../../src/kernel/index.js"
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s, "hex"))
+const pubOf = (n: number) => publicKeyFromSeed(new Uint8Array(32).fill(n))
 
 describe("base64url (Writ section 1.1 rule 5)", () => {
-  it("round-trips", () => {
-    fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 80 }), (b) => {
-      expect(Option.getOrThrow(decodeBase64url(encodeBase64url(b)))).toEqual(b)
-    }), { numRuns: 1000 })
-  })
+  it.prop("round-trips", [fc.uint8Array({ minLength: 1, maxLength: 80 })], ([b]) => {
+    expect(Option.getOrThrow(decodeBase64url(encodeBase64url(b)))).toEqual(b)
+  }, { fastCheck: { numRuns: 1000 } })
   it.each([["", "empty"], ["AA==", "padding"], ["A+B/", "standard alphabet"], ["AAAAA", "length 1 mod 4"], ["AB", "trailing bits"], ["A A", "space"]])(
     "refuses %j (%s)", (s) => expect(Option.isNone(decodeBase64url(s))).toBe(true))
+})
+
+describe("base58btc (did:key, section 1.3)", () => {
+  it.prop("round-trips, leading zero bytes included", [fc.uint8Array({ maxLength: 40 })], ([b]) => {
+    const s = encodeBase58(b)
+    expect(decodeBase58(s, s.length)).toEqual(b)
+  }, { fastCheck: { numRuns: 1000 } })
+  it("refuses a string longer than its bound before reading it, and a character outside the alphabet", () => {
+    expect(decodeBase58("2".repeat(48), 47)).toBeUndefined()
+    expect(decodeBase58("0OIl", 10)).toBeUndefined()
+    expect(decodeBase58("", 0)).toEqual(new Uint8Array())
+  })
+  it("did:key is 56 characters for every Ed25519 key, and any other length is refused before decoding", () => {
+    for (const b of [0x00, 0x7f, 0xff]) expect(didKeyFromPublicKey(new Uint8Array(32).fill(b)).length).toBe(DID_KEY_LENGTH)
+    expect(hasDidKeyShape(didKeyFromPublicKey(pubOf(1)) + "1")).toBe(false)
+    expect(hasDidKeyShape("did:key:z6Mk" + "1".repeat(44))).toBe(true)
+  })
 })
 
 describe("Ed25519 and did:key (section 1.3, small-order rules of 2026-10-04)", () => {
@@ -73,12 +88,18 @@ describe("Ed25519 and did:key (section 1.3, small-order rules of 2026-10-04)", (
 })
 
 describe("RandomBytes", () => {
-  it("is deterministic for a seed", async () => {
-    const take = () => Effect.runSync(Effect.gen(function* () {
-      const r = RandomBytes.deterministic(Uint8Array.of(1, 2, 3))
-      return [yield* r.bytes(40), yield* r.bytes(5)]
+  it.effect("is deterministic for a seed", () =>
+    Effect.gen(function* () {
+      const take = Effect.gen(function* () {
+        const r = RandomBytes.deterministic(Uint8Array.of(1, 2, 3))
+        return [yield* r.bytes(40), yield* r.bytes(5)]
+      })
+      expect(yield* take).toEqual(yield* take)
     }))
-    expect(take()).toEqual(take())
-  })
+  it.effect("a seeded Layer gives the same stream as the deterministic shape", () =>
+    Effect.gen(function* () {
+      const fromLayer = yield* Effect.flatMap(RandomBytes, (r) => r.bytes(48))
+      expect(fromLayer).toEqual(yield* RandomBytes.deterministic(Uint8Array.of(9)).bytes(48))
+    }).pipe(Effect.provide(RandomBytes.seeded(Uint8Array.of(9)))))
 })
 

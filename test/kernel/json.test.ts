@@ -1,7 +1,6 @@
-import { Either } from "effect"
-import fc from "fast-check"
-import { describe, expect, it } from "vitest"
-import { encodeCanonical, jsonDepth, parseJson, scanDepth, type Json } from "../../src/kernel/index.js"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, FastCheck as fc } from "effect"
+import { encodeCanonical, jsonDepth, parseJson, parseJsonEffect, scanDepth, type Json } from "../../src/kernel/index.js"
 
 const reason = (input: string | Uint8Array, opts?: Parameters<typeof parseJson>[1]) =>
   Either.match(parseJson(input, opts), { onLeft: (e) => e.reason, onRight: () => "ok" })
@@ -77,34 +76,34 @@ describe("canonical encoding (RFC 8785)", () => {
   it("escapes strings per RFC 8785", () => {
     expect(encodeCanonical(["\u0000\b\t\n\f\r\"\\/\u001f\u007f\u00e9"], "utf16")).toBe('["\\u0000\\b\\t\\n\\f\\r\\"\\\\/\\u001f\u007f\u00e9"]')
   })
-  it("is a fixed point: encode(parse(encode(v))) = encode(v)", () => {
-    const arb = fc.letrec<{ v: Json }>((tie) => ({
-      v: fc.oneof(
-        { depthSize: "small" },
-        fc.constant(null), fc.boolean(), fc.maxSafeInteger(), fc.string({ unit: "grapheme" }),
-        fc.array(tie("v"), { maxLength: 4 }),
-        fc.dictionary(fc.string({ unit: "grapheme", maxLength: 4 }), tie("v"), { maxKeys: 4 })
-      )
-    })).v
-    fc.assert(
-      fc.property(arb, (v) => {
-        const once = encodeCanonical(v, "utf16")
-        const again = encodeCanonical(Either.getOrThrow(parseJson(once)), "utf16")
-        expect(again).toBe(once)
-        expect(jsonDepth(v)).toBe(scanDepth(once))
-      }),
-      { numRuns: 1000 }
+  const anyJson = fc.letrec<{ v: Json }>((tie) => ({
+    v: fc.oneof(
+      { depthSize: "small" },
+      fc.constant(null), fc.boolean(), fc.maxSafeInteger(), fc.string({ unit: "grapheme" }),
+      fc.array(tie("v"), { maxLength: 4 }),
+      fc.dictionary(fc.string({ unit: "grapheme", maxLength: 4 }), tie("v"), { maxKeys: 4 })
     )
-  })
-  it("parse rejects every duplicate-member mutation", () => {
-    fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.integer(), { minKeys: 1, maxKeys: 5 }), (o) => {
-        const text = encodeCanonical(o, "utf16")
-        const k = Object.keys(o)[0]
-        const dup = text.slice(0, -1) + "," + JSON.stringify(k) + ":0}"
-        expect(reason(dup)).toBe("noncanonical")
-      }),
-      { numRuns: 1000 }
-    )
-  })
+  })).v
+  it.prop("is a fixed point: encode(parse(encode(v))) = encode(v)", [anyJson], ([v]) => {
+    const once = encodeCanonical(v, "utf16")
+    const again = encodeCanonical(Either.getOrThrow(parseJson(once)), "utf16")
+    expect(again).toBe(once)
+    expect(jsonDepth(v)).toBe(scanDepth(once))
+  }, { fastCheck: { numRuns: 1000 } })
+  it.effect("parseJsonEffect fails in the error channel with the reason", () =>
+    Effect.gen(function* () {
+      expect((yield* Effect.flip(parseJsonEffect('{"a":1,"a":2}'))).reason).toBe("noncanonical")
+      expect(yield* parseJsonEffect("[1]")).toEqual([1])
+    }))
+  it.prop(
+    "parse rejects every duplicate-member mutation",
+    [fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.integer(), { minKeys: 1, maxKeys: 5 })],
+    ([o]) => {
+      const text = encodeCanonical(o, "utf16")
+      const k = Object.keys(o)[0]
+      const dup = text.slice(0, -1) + "," + JSON.stringify(k) + ":0}"
+      expect(reason(dup)).toBe("noncanonical")
+    },
+    { fastCheck: { numRuns: 1000 } }
+  )
 })

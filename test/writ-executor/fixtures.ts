@@ -6,6 +6,7 @@ import { signerFromSeed } from "../../src/kernel/ed25519.js"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { Signer } from "../../src/kernel/services.js"
+import { VerificationCache } from "../../src/kernel/verification-cache.js"
 import { identity, signingInput, type ObjectType } from "../../src/writ/sign.js"
 import { type ExecutorService, makeExecutorWith } from "../../src/writ/executor/executor.js"
 import {
@@ -121,7 +122,8 @@ export const rig = (
           Context.add(PeerBindings, {
             speaksFor: (p: string, k: string) => Effect.succeed((options.peers?.[p] ?? []).includes(k))
           }),
-          Context.add(Forwarder, options.forwarder ?? { forward: () => Effect.succeed(Option.none()) })
+          Context.add(Forwarder, options.forwarder ?? { forward: () => Effect.succeed(Option.none()) }),
+          Context.add(VerificationCache, VerificationCache.make({ maxBytes: 1 << 20 }))
         )
       )
     )

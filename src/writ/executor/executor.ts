@@ -18,6 +18,8 @@ import { auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
 import { revoke } from "./revocation.js"
+import { VerificationCache } from "../../kernel/verification-cache.js"
+import { RootLifetime } from "../chain.js"
 import { Peer } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type ExecutorEnv, type ExecutorRequirements, makeEnv } from "./state.js"
@@ -72,6 +74,11 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
     return yield* auditAnswer(env, admitted.base, answer)
   })
 
+/** Runs `self` with what the executor owns and was configured with when it was built: its
+ * verification cache (issue 11 item 3) and section 12's root lifetime, whoever calls it. */
+const owned = <A, E>(env: ExecutorEnv, self: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  self.pipe(Effect.provideService(VerificationCache, env.cache), Effect.provideService(RootLifetime, env.rootLifetime))
+
 export interface ExecutorOptions {
   /**
    * How long closing the executor waits for accepted work to reach its tally before interrupting
@@ -97,11 +104,11 @@ export const makeExecutorWith = (
     )
     return {
       did: env.did,
-      call: (input, peer) => call(env, input, peer),
-      revoke: (input, peer) => revoke(env, input, peer),
+      call: (input, peer) => owned(env, call(env, input, peer)),
+      revoke: (input, peer) => owned(env, revoke(env, input, peer)),
       refused: (kind, reason, peer = Peer.none) =>
         Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
-      recover: recover(env)
+      recover: owned(env, recover(env))
     }
   })
 

@@ -7,6 +7,7 @@ import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Option
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { isJsonObject, type Json, type JsonObject, parseJson } from "../../kernel/json.js"
 import { Signer } from "../../kernel/services.js"
+import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../../kernel/verification-cache.js"
 import { canonicalText, identity } from "../sign.js"
 import { Received } from "../verify.js"
 import { callAnswerJson, type CallAnswer, type ExecutorService, makeExecutorWith, revokeAnswerJson } from "./executor.js"
@@ -191,7 +192,9 @@ export const runScenario = (scenario: Scenario, store: ScenarioStore): Effect.Ef
       Context.add(PeerBindings, {
         speaksFor: (p: string, k: string) => Effect.succeed((scenario.executor.peers?.[p] ?? []).includes(k))
       }),
-      Context.add(Forwarder, { forward: () => Effect.succeed(Option.none()) })
+      Context.add(Forwarder, { forward: () => Effect.succeed(Option.none()) }),
+      // Each scenario's executor owns a cache of its own, as a served one does.
+      Context.add(VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
     )
 
     let scope = yield* Scope.make()

@@ -7,6 +7,8 @@ import { Context, Deferred, Effect, FiberSet, type Scope } from "effect"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import { Signer } from "../../kernel/services.js"
+import { VerificationCache } from "../../kernel/verification-cache.js"
+import { RootLifetime } from "../chain.js"
 import type { CallAnswer } from "./answers.js"
 import { Application, Forwarder, PeerBindings, RootPolicy } from "./services.js"
 import {
@@ -35,6 +37,7 @@ export type ExecutorRequirements =
   | DelegationStore
   | AckStore
   | AuditLog
+  | VerificationCache
 
 /** An accepted forward or standing operation, running now (section 7 step 11). */
 export interface Running {
@@ -88,6 +91,10 @@ export interface ExecutorEnv {
   readonly delegations: Context.Tag.Service<DelegationStore>
   readonly acks: Context.Tag.Service<AckStore>
   readonly auditLog: Context.Tag.Service<AuditLog>
+  /** Decoded keys and passed signature checks, owned by this executor (issue 11 item 3). */
+  readonly cache: Context.Tag.Service<VerificationCache>
+  /** Section 12's limit on a root's remaining lifetime, as configured when the executor was built. */
+  readonly rootLifetime: Context.Tag.Service<RootLifetime>
   readonly state: ExecutorState
 }
 
@@ -111,6 +118,8 @@ export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements | S
     delegations: Context.get(context, DelegationStore),
     acks: Context.get(context, AckStore),
     auditLog: Context.get(context, AuditLog),
+    cache: Context.get(context, VerificationCache),
+    rootLifetime: yield* RootLifetime,
     state: {
       work: yield* FiberSet.make<CallAnswer>(),
       admission: yield* Effect.makeSemaphore(1),

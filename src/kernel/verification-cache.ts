@@ -1,0 +1,148 @@
+/**
+ * The verification cache: one service, owned by whoever composes a verifier (the executor, a
+ * server), replacing the module-level maps that once held decoded keys and verified signatures.
+ *
+ * What it keeps (DESIGN.md, "Crypto hot path"):
+ *  - per did:key, the judged key (decoded, point checked, node's key object built) or the fact
+ *    that the string names no usable key: point decoding is the costly part of a key, and a key
+ *    recurs across every object it signs;
+ *  - per signature check (object type, identity, signer), the fact that it passed: the identity is
+ *    the hash of the canonical object with `sig`, so a hit is the same bytes under the same key.
+ *
+ * Rules from issue 11 item 3: every key is a copy (a key taken from a request is often a slice of
+ * the request's text, and a cached slice keeps the whole body alive); the cache is bounded in
+ * bytes, counting each key, its value and a fixed per-entry overhead; the least recently used
+ * entries go first. A verifier with no cache in its context computes everything afresh.
+ */
+import { Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
+import type { KeyObject } from "node:crypto"
+import { didKeyBytes, hasDidKeyShape } from "./didkey.js"
+import { publicKeyObject } from "./ed25519.js"
+
+/** A did:key judged usable: its 32 bytes and node's key object for verifying with it. */
+export interface VerifyingKey {
+  readonly publicKey: Uint8Array
+  readonly object: KeyObject
+}
+
+export interface VerificationCacheStats {
+  readonly entries: number
+  /** Bytes accounted to the entries held now (keys, values, per-entry overhead). */
+  readonly bytes: number
+  readonly maxBytes: number
+  /** How many times a did:key was decoded and judged (a miss), since the cache was made. */
+  readonly keysJudged: number
+}
+
+export interface VerificationCacheShape {
+  /** The key `did` names, judged once and remembered, or None when it names no usable key. */
+  readonly key: (did: string) => Effect.Effect<Option.Option<VerifyingKey>>
+  /** Whether the signature check named `check` already passed. */
+  readonly passed: (check: string) => Effect.Effect<boolean>
+  /** Remembers that the signature check named `check` passed. */
+  readonly remember: (check: string) => Effect.Effect<void>
+  readonly stats: Effect.Effect<VerificationCacheStats>
+}
+
+export interface VerificationCacheOptions {
+  /** The most bytes the entries may account for. */
+  readonly maxBytes: number
+}
+
+/** The default bound: about 40,000 keys or 60,000 signature checks. */
+export const DEFAULT_VERIFICATION_CACHE_BYTES = 16 * 1024 * 1024
+
+/** Accounted per entry beside its key and value: the map slot, the entry record, headers. */
+export const ENTRY_OVERHEAD_BYTES = 128
+/** Accounted for a judged key: its 32 bytes and node's key object (a native handle). */
+export const KEY_VALUE_BYTES = 32 + 256
+
+/**
+ * A flat copy of `s` that shares no storage with it: V8 represents `slice`s and concatenations as
+ * views of their source, which a cache must not keep. UTF-16LE round-trips every JS string exactly.
+ */
+export const copyString = (s: string): string => Buffer.from(s, "utf16le").toString("utf16le")
+
+/** What a string costs to keep: two bytes per UTF-16 code unit (V8 may use one; never more). */
+const stringBytes = (s: string): number => 2 * s.length
+
+type Entry = { readonly kind: "key"; readonly key: Option.Option<VerifyingKey> } | { readonly kind: "passed" }
+
+const judge = (did: string): Option.Option<VerifyingKey> =>
+  Option.flatMap(didKeyBytes(did), (publicKey) => {
+    const object = publicKeyObject(publicKey)
+    return object === null ? Option.none() : Option.some({ publicKey, object })
+  })
+
+export class VerificationCache extends Context.Tag("mandate/VerificationCache")<VerificationCache, VerificationCacheShape>() {
+  /** A cache bounded by `options.maxBytes`. */
+  static make(options: VerificationCacheOptions): VerificationCacheShape {
+    const maxBytes = Math.max(0, Math.floor(options.maxBytes))
+    // Insertion order is recency order: a hit is moved to the end, eviction takes from the front.
+    const entries = new Map<string, { readonly entry: Entry; readonly bytes: number }>()
+    let bytes = 0
+    let keysJudged = 0
+    const lookup = (k: string): Entry | undefined => {
+      const hit = entries.get(k)
+      if (hit === undefined) return undefined
+      entries.delete(k)
+      entries.set(k, hit)
+      return hit.entry
+    }
+    const store = (k: string, entry: Entry): void => {
+      const key = copyString(k)
+      const cost = stringBytes(key) + ENTRY_OVERHEAD_BYTES + (entry.kind === "key" && Option.isSome(entry.key) ? KEY_VALUE_BYTES : 0)
+      if (cost > maxBytes) return
+      const old = entries.get(key)
+      if (old !== undefined) {
+        entries.delete(key)
+        bytes -= old.bytes
+      }
+      while (bytes + cost > maxBytes) {
+        const [oldest, e] = entries.entries().next().value!
+        entries.delete(oldest)
+        bytes -= e.bytes
+      }
+      entries.set(key, { entry, bytes: cost })
+      bytes += cost
+    }
+    return {
+      key: (did) =>
+        Effect.sync(() => {
+          // Nothing longer than a did:key is looked up, copied or decoded (issue 11 item 2).
+          if (!hasDidKeyShape(did)) return Option.none()
+          const k = `k ${did}`
+          const hit = lookup(k)
+          if (hit !== undefined && hit.kind === "key") return hit.key
+          keysJudged++
+          const judged = judge(did)
+          store(k, { kind: "key", key: judged })
+          return judged
+        }),
+      passed: (check) => Effect.sync(() => lookup(`s ${check}`) !== undefined),
+      remember: (check) => Effect.sync(() => store(`s ${check}`, { kind: "passed" })),
+      stats: Effect.sync(() => ({ entries: entries.size, bytes, maxBytes, keysJudged }))
+    }
+  }
+
+  static layer(options: VerificationCacheOptions): Layer.Layer<VerificationCache> {
+    return Layer.sync(VerificationCache, () => VerificationCache.make(options))
+  }
+
+  /** Sized by `MANDATE_VERIFICATION_CACHE_BYTES`, default {@link DEFAULT_VERIFICATION_CACHE_BYTES}. */
+  static readonly layerConfig: Layer.Layer<VerificationCache, ConfigError.ConfigError> = Layer.effect(
+    VerificationCache,
+    Effect.map(
+      Config.integer("MANDATE_VERIFICATION_CACHE_BYTES").pipe(
+        Config.withDefault(DEFAULT_VERIFICATION_CACHE_BYTES),
+        Config.validate({ message: "a byte count of zero or more", validation: (n) => n >= 0 })
+      ),
+      (maxBytes) => VerificationCache.make({ maxBytes })
+    )
+  )
+}
+
+/** The key `did` names, through the cache in context when there is one. */
+export const verifyingKey = (did: string): Effect.Effect<Option.Option<VerifyingKey>> =>
+  Effect.flatMap(Effect.serviceOption(VerificationCache), (cache) =>
+    Option.isSome(cache) ? cache.value.key(did) : Effect.sync(() => judge(did)))
