@@ -21,6 +21,7 @@ const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-proof-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const BUDGET = "100.00"
+const SMALL = "20.00"
 const pg = await pgReachable()
 
 const sqlOf = (where: LedgerLocation) =>
@@ -52,16 +53,17 @@ const audit = (where: string) =>
     return { used, keptUsd, reservations, settlements, lines: verified.lines, held: Number(heldRows[0].n), heldIndex: Number(heldIndex[0].n) }
   }).pipe(Effect.provide(openStores(parseLocation(where), { ledger: "proof" }).pipe(Layer.provideMerge(sqlOf(parseLocation(where)))))))
 
-const check = async (where: string, tallies: ReadonlyArray<Tally>, expectDenied = true) => {
+const check = async (where: string, tallies: ReadonlyArray<Tally>, budget = BUDGET) => {
   expect(tallies.flatMap((t) => t.other)).toEqual([])
   const a = await audit(where)
   // Never over the budget, exactly: used is in nano-dollars.
-  expect(a.used <= toNanos(BUDGET)).toBe(true)
+  expect(a.used <= toNanos(budget)).toBe(true)
   expect(a.keptUsd).toBe(a.used)
   expect(a.held).toBe(0)
   expect(a.heldIndex).toBe(0)
   expect(a.settlements).toBe(a.reservations)
-  if (expectDenied) expect(tallies.reduce((s, t) => s + t.denied, 0)).toBeGreaterThan(0)
+  // The budget ran out: the check was exercised, not merely never reached.
+  expect(tallies.reduce((s, t) => s + t.denied, 0)).toBeGreaterThan(0)
   return a
 }
 
@@ -80,13 +82,13 @@ const proof = (name: string, where: () => string) =>
       const w = where()
       await create(w)
       const [killed, ...rest] = await Promise.all([
-        runWorker({ where: w, owner: "k0", n: 800, budget: BUDGET }, 200),
-        ...[1, 2, 3].map((p) => runWorker({ where: w, owner: `k${p}`, n: 400, budget: BUDGET }))
+        runWorker({ where: w, owner: "k0", n: 800, budget: SMALL }, 200),
+        ...[1, 2, 3].map((p) => runWorker({ where: w, owner: `k${p}`, n: 400, budget: SMALL }))
       ])
       expect(killed).toBeUndefined()
-      const restarted = (await runWorker({ where: w, owner: "k0", n: 100, budget: BUDGET, recover: true, from: 100_000 }))!
-      const a = await check(w, [...(rest as Array<Tally>), restarted])
-      console.log(`[${name}] after SIGKILL: ${restarted.recovered} held reservations recovered; used ${a.used} of ${toNanos(BUDGET)}`)
+      const restarted = (await runWorker({ where: w, owner: "k0", n: 100, budget: SMALL, recover: true, from: 100_000 }))!
+      const a = await check(w, [...(rest as Array<Tally>), restarted], SMALL)
+      console.log(`[${name}] after SIGKILL: ${restarted.recovered} held reservations recovered; used ${a.used} of ${toNanos(SMALL)}`)
     })
   })
 
