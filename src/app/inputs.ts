@@ -12,8 +12,19 @@ import { parseBindings, type TransportBindings } from "../bind/writ-http/peer.js
 
 export class ServeError extends Data.TaggedError("ServeError")<{
   readonly code: string
+  /** The file (or server) the failure is about, when there is one: the store, a key file. */
+  readonly path?: string
   readonly message: string
 }> {}
+
+/**
+ * One line naming a failure in the documented form `<code> at <where>: <message>`: where is the
+ * failure's file when it has one, else `otherwise` (e.g. the command).
+ */
+export const describeServeError = (e: ServeError, otherwise?: string): string => {
+  const where = e.path ?? otherwise
+  return `${e.code}${where === undefined ? "" : ` at ${where}`}: ${e.message}`
+}
 
 const HEX = /^[0-9a-f]{64}$/
 

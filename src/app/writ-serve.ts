@@ -18,9 +18,9 @@ import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
 import { Application, RootPolicy } from "../writ/executor/services.js"
-import { loadHandler, readBindingsFile, readSeedFile, ServeError } from "./inputs.js"
+import { describeServeError, loadHandler, readBindingsFile, readSeedFile, ServeError } from "./inputs.js"
 
-export { loadHandler, readBindingsFile, readSeedFile, ServeError }
+export { describeServeError, loadHandler, readBindingsFile, readSeedFile, ServeError }
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one. */
@@ -74,6 +74,10 @@ export interface RunningExecutor {
   readonly resolved: number
 }
 
+/** A startup failure of the store, naming its file (issue 11 item 9). */
+const storeUnavailable = (storeFile: string) => (e: { readonly message: string }): ServeError =>
+  new ServeError({ code: "mandate/store_unavailable", path: storeFile, message: e.message })
+
 /** Starts the executor within the scope: stores opened, pending records resolved, listening. */
 export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecutor, ServeError, Scope.Scope | FileSystem.FileSystem> =>
   Effect.gen(function*() {
@@ -103,12 +107,10 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
         executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
         RevokeRateLimit.layer(options.revokeRate ?? { burst: 60, perSecond: 10 })
       )
-    ).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))
+    ).pipe(Effect.mapError(storeUnavailable(options.storeFile)))
     const executor = yield* Effect.provide(Executor, context)
     // Section 9: every pending record is resolved before the first request is answered.
-    const resolved = yield* executor.recover.pipe(
-      Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message }))
-    )
+    const resolved = yield* executor.recover.pipe(Effect.mapError(storeUnavailable(options.storeFile)))
     const bound = yield* listen({
       port: options.port,
       ...(options.host === undefined ? {} : { host: options.host }),

@@ -10,7 +10,7 @@ import { Console, Effect, HashMap, Option } from "effect"
 import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { encodeCanonical } from "../kernel/canonical.js"
-import { serveExecutor, ServeError, type ServeOptions } from "../app/writ-serve.js"
+import { describeServeError, serveExecutor, ServeError, type ServeOptions } from "../app/writ-serve.js"
 import { DEFAULT_LIMITS } from "../bind/writ-http/listen.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
@@ -87,7 +87,7 @@ export const writServeCommand = Command.make(
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
     }).pipe(
       Effect.catchAll((e) =>
-        Effect.zipRight(Console.error(`error: ${e.code} at mandate writ serve: ${e.message}`), Effect.sync(() => { process.exitCode = 1 }))
+        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ serve")}`), Effect.sync(() => { process.exitCode = 1 }))
       )
     )
 ).pipe(Command.withDescription("Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module"))
