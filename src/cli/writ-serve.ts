@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url"
 import { encodeCanonical } from "../kernel/canonical.js"
 import { describeServeError, serveExecutor, ServeError, type ServeOptions } from "../app/writ-serve.js"
 import { DEFAULT_LIMITS } from "../bind/writ-http/listen.js"
+import { DEFAULT_VERIFICATION_CACHE_BYTES } from "../kernel/verification-cache.js"
+import { DEFAULT_ROOT_LIFETIME_SECONDS } from "../writ/chain.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
@@ -40,6 +42,12 @@ const bodyTimeout = limit("body-timeout-ms", DEFAULT_LIMITS.bodyTimeoutMs,
   "Milliseconds more for the body: a request must be whole within header + body timeouts")
 const idleTimeout = limit("idle-timeout-ms", DEFAULT_LIMITS.idleTimeoutMs, "Milliseconds a kept-alive connection may sit idle between requests")
 const maxConnections = limit("max-connections", DEFAULT_LIMITS.maxConnections, "Connections open at once; more are closed at accept")
+const rootLifetime = Options.integer("root-lifetime").pipe(
+  Options.withDefault(DEFAULT_ROOT_LIFETIME_SECONDS),
+  Options.withDescription("Seconds a root writ may still have to live (section 12: 86400); a root expiring later is refused expired; 0 lifts the limit")
+)
+const cacheBytes = limit("verification-cache-bytes", DEFAULT_VERIFICATION_CACHE_BYTES,
+  "Bytes the verification cache (decoded keys, passed signature checks) may hold")
 const revokeBurst = Options.integer("revoke-burst").pipe(Options.withDefault(60), Options.withDescription("Revokes a peer may send at once (section 12)"))
 const revokeRate = Options.integer("revoke-rate").pipe(Options.withDefault(10), Options.withDescription("Revokes per second a peer regains"))
 
@@ -51,7 +59,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, rootLifetime, cacheBytes },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -60,8 +68,11 @@ export const writServeCommand = Command.make(
       if ((cert === undefined) !== (tkey === undefined)) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--tls-cert and --tls-key go together" }))
       }
-      for (const [flag, v] of [["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections]] as const) {
+      for (const [flag, v] of [["verification-cache-bytes", o.cacheBytes], ["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections]] as const) {
         if (v < 1) return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: `--${flag} must be at least 1` }))
+      }
+      if (o.rootLifetime < 0) {
+        return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: "--root-lifetime must be 0 (no limit) or more" }))
       }
       if (ca !== undefined && cert === undefined) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--client-ca needs --tls-cert and --tls-key" }))
@@ -82,6 +93,8 @@ export const writServeCommand = Command.make(
         ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
         revokeRate: { burst: o.revokeBurst, perSecond: o.revokeRate },
         synchronous: o.synchronous,
+        rootLifetimeSeconds: o.rootLifetime === 0 ? null : o.rootLifetime,
+        verificationCacheBytes: o.cacheBytes,
         limits: { headersTimeoutMs: o.headerTimeout, bodyTimeoutMs: o.bodyTimeout, idleTimeoutMs: o.idleTimeout, maxConnections: o.maxConnections }
       }
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
