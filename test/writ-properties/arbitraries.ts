@@ -3,7 +3,7 @@
 // (a value that column refuses). Writs are signed with the corpus builder's deterministic keys
 // (scripts/conformance.ts), which derives them from fixed seeds through the kernel's Signer.
 import { Effect, Either } from "effect"
-import fc from "fast-check"
+import { FastCheck as fc } from "effect"
 import type { Obj, V } from "../support/writ-builders.js"
 import { narrows } from "../../src/writ/bound.js"
 

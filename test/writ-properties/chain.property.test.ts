@@ -8,8 +8,8 @@
 // Signing cost (2 shared cores): keys are derived once, Ed25519 signing goes through the kernel
 // Signer (node:crypto, key parsed once), and each run signs at most 8 writs.
 import { Effect, Either } from "effect"
-import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { FastCheck as fc } from "effect"
+import { describe, expect, it } from "@effect/vitest"
 import { hashOf, key, writ, type Key } from "../support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import { boundOf, narrowOf, prefixValue, retype, TYPES, widenBound, type Bound } from "./arbitraries.js"
@@ -159,27 +159,18 @@ const widening: fc.Arbitrary<Widening> = fc.record({
 })
 
 describe("section 4: chains built by random narrowing", () => {
-  it("always verify", () => {
-    fc.assert(
-      fc.property(chainPlan(1), (plans) => {
-        expect(verdict(build(plans))).toBe("accept")
-      }),
-      { numRuns: RUNS, seed: 0xc4a1 }
-    )
-  })
+  it.prop("always verify", [chainPlan(1)], ([plans]) => {
+    expect(verdict(build(plans))).toBe("accept")
+  }, { fastCheck: { numRuns: RUNS, seed: 0xc4a1 } })
 
-  it("with one random widening anywhere always fail with not_narrowed", () => {
-    const kinds = new Map<string, number>()
-    fc.assert(
-      fc.property(chainPlan(2), widening, (plans, w) => {
-        const { plans: widened, holders, what } = widen(plans, w)
-        const kind = what.replace(/writ \d+ |of writ \d+ /g, "").split(" ")[0]
-        kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
-        expect(verdict(build(widened, holders)), what).toBe("not_narrowed")
-      }),
-      { numRuns: RUNS, seed: 0xc4a2 }
-    )
-    // Every kind of widening was exercised.
+  const kinds = new Map<string, number>()
+  it.prop("with one random widening anywhere always fail with not_narrowed", [chainPlan(2), widening], ([plans, w]) => {
+    const { plans: widened, holders, what } = widen(plans, w)
+    const kind = what.replace(/writ \d+ |of writ \d+ /g, "").split(" ")[0]
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+    expect(verdict(build(widened, holders)), what).toBe("not_narrowed")
+  }, { fastCheck: { numRuns: RUNS, seed: 0xc4a2 } })
+  it("every kind of widening was exercised", () => {
     expect([...kinds.keys()].sort()).toEqual(["drops", "exp", "holder", "retypes", "widens"])
   })
 })

@@ -8,8 +8,8 @@
 //    levels (`too_large`, even when another violation sits inside it);
 //  - 64 levels are accepted and 65 refused, whatever the containers.
 import { Either } from "effect"
-import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { FastCheck as fc } from "effect"
+import { describe, expect, it } from "@effect/vitest"
 import { parseJson, type Json } from "../../src/kernel/json.js"
 import { canonicalText } from "../../src/writ/sign.js"
 
@@ -114,89 +114,59 @@ const depthOf = (p: ReadonlyArray<Step>) => p.length
 // ---- properties --------------------------------------------------------------------------------
 
 describe("section 1.2: the canonical encoding is a fixed point", () => {
-  it("encode(parse(encode(v))) = encode(v)", () => {
-    fc.assert(
-      fc.property(jsonValue, (v) => {
-        const e = canonicalText(v)
-        const back = parseJson(e)
-        expect(Either.isRight(back)).toBe(true)
-        expect(canonicalText(Either.getOrThrow(back))).toBe(e)
-      }),
-      { numRuns: RUNS, seed: 0x5eed01 }
-    )
-  })
+  it.prop("encode(parse(encode(v))) = encode(v)", [jsonValue], ([v]) => {
+    const e = canonicalText(v)
+    const back = parseJson(e)
+    expect(Either.isRight(back)).toBe(true)
+    expect(canonicalText(Either.getOrThrow(back))).toBe(e)
+  }, { fastCheck: { numRuns: RUNS, seed: 0x5eed01 } })
 
-  it("any whitespace, member order and escaping of the same value reads back to the same canonical text", () => {
-    fc.assert(
-      fc.property(jsonValue, whitespace, fc.boolean(), fc.boolean(), (v, ws, reverse, escapeAll) => {
-        const text = render(v, ws, reverse, escapeAll)
-        const back = parseJson(text)
-        expect(Either.isRight(back)).toBe(true)
-        expect(canonicalText(Either.getOrThrow(back))).toBe(canonicalText(v))
-      }),
-      { numRuns: RUNS, seed: 0x5eed02 }
-    )
-  })
+  it.prop("any whitespace, member order and escaping of the same value reads back to the same canonical text", [jsonValue, whitespace, fc.boolean(), fc.boolean()], ([v, ws, reverse, escapeAll]) => {
+    const text = render(v, ws, reverse, escapeAll)
+    const back = parseJson(text)
+    expect(Either.isRight(back)).toBe(true)
+    expect(canonicalText(Either.getOrThrow(back))).toBe(canonicalText(v))
+  }, { fastCheck: { numRuns: RUNS, seed: 0x5eed02 } })
 })
 
 describe("section 1.1: the strict reader rejects every forbidden mutation, anywhere", () => {
   const rejects = (name: string, fragment: fc.Arbitrary<string>, reason: "noncanonical", seed: number) =>
-    it(`${name} -> ${reason}`, () => {
-      fc.assert(
-        fc.property(path, fragment, (p, f) => {
-          expect(reasonOf(embed(p, f))).toBe(reason)
-        }),
-        { numRuns: RUNS, seed }
-      )
-    })
+    it.prop(`${name} -> ${reason}`, [path, fragment], ([p, f]) => {
+      expect(reasonOf(embed(p, f))).toBe(reason)
+    }, { fastCheck: { numRuns: RUNS, seed: seed } })
   rejects("a duplicate member (rule 4), also spelled with escapes", duplicate, "noncanonical", 0x5eed03)
   rejects("a \\u escape of an unpaired surrogate (rule 3), in a value or a member name", loneSurrogate, "noncanonical", 0x5eed04)
   rejects("a fraction (rule 2), including .0", fraction, "noncanonical", 0x5eed05)
   rejects("an exponent (rule 2)", exponent, "noncanonical", 0x5eed06)
   rejects("an integer outside +-(2^53-1) (rule 2)", outOfRange, "noncanonical", 0x5eed07)
 
-  it("a string that is not valid UTF-8 (rule 3) -> noncanonical", () => {
-    // Invalid sequences: a stray continuation byte, bytes never used, an overlong encoding, an
-    // encoded surrogate (CESU style), a truncated sequence, and a code point above U+10FFFF.
-    const bad = fc.constantFrom([0x80], [0xff], [0xfe], [0xc0, 0x80], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xf4, 0x90, 0x80, 0x80])
-    const ascii = fc.string({ unit: fc.constantFrom(..."abcXYZ 0123"), maxLength: 3 })
-    fc.assert(
-      fc.property(path, ascii, bad, ascii, (p, pre, bytes, post) => {
-        // The marker is replaced by the invalid bytes inside a string literal, anywhere in the document.
-        const text = embed(p, JSON.stringify(`${pre}\u0000MARK\u0000${post}`).replace("\\u0000MARK\\u0000", "\u0001"))
-        const [before, after] = text.split("\u0001")
-        const doc = Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")])
-        expect(Either.match(parseJson(new Uint8Array(doc)), { onLeft: (e) => e.reason, onRight: () => "accept" })).toBe("noncanonical")
-      }),
-      { numRuns: RUNS, seed: 0x5eed0a }
-    )
-  })
+  // Invalid sequences: a stray continuation byte, bytes never used, an overlong encoding, an
+  // encoded surrogate (CESU style), a truncated sequence, and a code point above U+10FFFF.
+  const bad = fc.constantFrom([0x80], [0xff], [0xfe], [0xc0, 0x80], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xf4, 0x90, 0x80, 0x80])
+  const ascii = fc.string({ unit: fc.constantFrom(..."abcXYZ 0123"), maxLength: 3 })
+  it.prop("a string that is not valid UTF-8 (rule 3) -> noncanonical", [path, ascii, bad, ascii], ([p, pre, bytes, post]) => {
+    // The marker is replaced by the invalid bytes inside a string literal, anywhere in the document.
+    const text = embed(p, JSON.stringify(`${pre}\u0000MARK\u0000${post}`).replace("\\u0000MARK\\u0000", "\u0001"))
+    const [before, after] = text.split("\u0001")
+    const doc = Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")])
+    expect(Either.match(parseJson(new Uint8Array(doc)), { onLeft: (e) => e.reason, onRight: () => "accept" })).toBe("noncanonical")
+  }, { fastCheck: { numRuns: RUNS, seed: 0x5eed0a } })
 
-  it("nesting over 64 levels -> too_large, before any other rule (rule 7)", () => {
-    const inner = fc.oneof(smallValue.map((v) => canonicalText(v)), fraction, exponent, outOfRange, loneSurrogate, duplicate)
-    fc.assert(
-      fc.property(path, fc.integer({ min: 0, max: 20 }), fc.constantFrom("[", '{"k":'), inner, (p, extra, open, f) => {
-        // The fragment's containers plus the path's reach level 65 + extra, before `f` adds any.
-        const wraps = 65 + extra - depthOf(p)
-        const close = open === "[" ? "]" : "}"
-        expect(reasonOf(embed(p, open.repeat(wraps) + f + close.repeat(wraps)))).toBe("too_large")
-      }),
-      { numRuns: RUNS, seed: 0x5eed08 }
-    )
-  })
+  const inner = fc.oneof(smallValue.map((v) => canonicalText(v)), fraction, exponent, outOfRange, loneSurrogate, duplicate)
+  it.prop("nesting over 64 levels -> too_large, before any other rule (rule 7)", [path, fc.integer({ min: 0, max: 20 }), fc.constantFrom("[", '{"k":'), inner], ([p, extra, open, f]) => {
+    // The fragment's containers plus the path's reach level 65 + extra, before `f` adds any.
+    const wraps = 65 + extra - depthOf(p)
+    const close = open === "[" ? "]" : "}"
+    expect(reasonOf(embed(p, open.repeat(wraps) + f + close.repeat(wraps)))).toBe("too_large")
+  }, { fastCheck: { numRuns: RUNS, seed: 0x5eed08 } })
 
-  it("exactly 64 levels are accepted and read back canonically; one more is too_large", () => {
-    fc.assert(
-      fc.property(path, fc.constantFrom("[", '{"k":'), smallValue.filter((v) => v === null || typeof v !== "object"), (p, open, leaf) => {
-        const close = open === "[" ? "]" : "}"
-        const wraps = 64 - depthOf(p)
-        const ok = embed(p, open.repeat(wraps) + canonicalText(leaf) + close.repeat(wraps))
-        const back = parseJson(ok)
-        expect(Either.isRight(back)).toBe(true)
-        expect(canonicalText(Either.getOrThrow(back))).toBe(canonicalText(JSON.parse(ok) as Json))
-        expect(reasonOf(embed(p, open.repeat(wraps + 1) + canonicalText(leaf) + close.repeat(wraps + 1)))).toBe("too_large")
-      }),
-      { numRuns: RUNS, seed: 0x5eed09 }
-    )
-  })
+  it.prop("exactly 64 levels are accepted and read back canonically; one more is too_large", [path, fc.constantFrom("[", '{"k":'), smallValue.filter((v) => v === null || typeof v !== "object")], ([p, open, leaf]) => {
+    const close = open === "[" ? "]" : "}"
+    const wraps = 64 - depthOf(p)
+    const ok = embed(p, open.repeat(wraps) + canonicalText(leaf) + close.repeat(wraps))
+    const back = parseJson(ok)
+    expect(Either.isRight(back)).toBe(true)
+    expect(canonicalText(Either.getOrThrow(back))).toBe(canonicalText(JSON.parse(ok) as Json))
+    expect(reasonOf(embed(p, open.repeat(wraps + 1) + canonicalText(leaf) + close.repeat(wraps + 1)))).toBe("too_large")
+  }, { fastCheck: { numRuns: RUNS, seed: 0x5eed09 } })
 })

@@ -2,8 +2,8 @@
 // 1,000 runs each): reflexive; transitive, both along random narrowing chains and as an
 // implication over random triples from small domains (where its premises often hold); and a random
 // widening or type change never narrows.
-import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import { boundOf, narrowOf, narrowsVerdict, retype, TYPES, widenBound, type Bound, type BoundType } from "./arbitraries.js"
 
 const RUNS = 1000
@@ -26,56 +26,55 @@ const smallBound = (t: BoundType): fc.Arbitrary<Bound> => {
 
 describe.each(TYPES.map((t) => [t] as const))("narrows on %s bounds", (t) => {
   const seed = 0x7a00 + TYPES.indexOf(t) * 16
+  const options = (n: number) => ({ fastCheck: { numRuns: RUNS, seed: seed + n } })
 
-  it("is reflexive: every bound narrows itself", () => {
-    fc.assert(fc.property(boundOf(t), (b) => {
-        expect(narrowsVerdict(b, b)).toBe("accept")
-      }), { numRuns: RUNS, seed })
-  })
+  it.prop("is reflexive: every bound narrows itself", [boundOf(t)], ([b]) => {
+    expect(narrowsVerdict(b, b)).toBe("accept")
+  }, options(0))
 
-  it("is transitive along random narrowing chains: c >= b >= a gives c >= a", () => {
-    const triple = boundOf(t).chain((c) => narrowOf(c).chain((b) => narrowOf(b).map((a) => ({ a, b, c }))))
-    fc.assert(
-      fc.property(triple, ({ a, b, c }) => {
-        expect(narrowsVerdict(b, c)).toBe("accept")
-        expect(narrowsVerdict(a, b)).toBe("accept")
+  it.prop(
+    "is transitive along random narrowing chains: c >= b >= a gives c >= a",
+    [boundOf(t).chain((c) => narrowOf(c).chain((b) => narrowOf(b).map((a) => ({ a, b, c }))))],
+    ([{ a, b, c }]) => {
+      expect(narrowsVerdict(b, c)).toBe("accept")
+      expect(narrowsVerdict(a, b)).toBe("accept")
+      expect(narrowsVerdict(a, c)).toBe("accept")
+    },
+    options(1)
+  )
+
+  let premises = 0
+  it.prop(
+    "is transitive over random triples: narrows(a, b) and narrows(b, c) imply narrows(a, c)",
+    [smallBound(t), smallBound(t), smallBound(t)],
+    ([a, b, c]) => {
+      if (narrowsVerdict(a, b) === "accept" && narrowsVerdict(b, c) === "accept") {
+        premises++
         expect(narrowsVerdict(a, c)).toBe("accept")
-      }),
-      { numRuns: RUNS, seed: seed + 1 }
-    )
-  })
-
-  it("is transitive over random triples: narrows(a, b) and narrows(b, c) imply narrows(a, c)", () => {
-    let premises = 0
-    fc.assert(
-      fc.property(smallBound(t), smallBound(t), smallBound(t), (a, b, c) => {
-        if (narrowsVerdict(a, b) === "accept" && narrowsVerdict(b, c) === "accept") {
-          premises++
-          expect(narrowsVerdict(a, c)).toBe("accept")
-        }
-      }),
-      { numRuns: RUNS, seed: seed + 2 }
-    )
-    // The implication was exercised, not vacuously true.
+      }
+    },
+    options(2)
+  )
+  it("the transitivity implication was exercised, not vacuously true", () => {
     expect(premises).toBeGreaterThan(50)
   })
 
-  it("a random widening never narrows (not_narrowed)", () => {
-    fc.assert(
-      fc.property(boundOf(t), fc.integer({ min: 1, max: 1000 }), fc.nat(), (b, k, pick) => {
-        expect(narrowsVerdict(widenBound(b, k, pick), b)).toBe("not_narrowed")
-      }),
-      { numRuns: RUNS, seed: seed + 3 }
-    )
-  })
+  it.prop(
+    "a random widening never narrows (not_narrowed)",
+    [boundOf(t), fc.integer({ min: 1, max: 1000 }), fc.nat()],
+    ([b, k, pick]) => {
+      expect(narrowsVerdict(widenBound(b, k, pick), b)).toBe("not_narrowed")
+    },
+    options(3)
+  )
 
-  it("a type change never narrows (not_narrowed), whatever the values", () => {
-    fc.assert(
-      fc.property(boundOf(t), fc.constantFrom(...TYPES.filter((x) => x !== t)).chain(boundOf), (parent, child) => {
-        expect(narrowsVerdict(child, parent)).toBe("not_narrowed")
-        expect(narrowsVerdict(retype(parent), parent)).toBe("not_narrowed")
-      }),
-      { numRuns: RUNS, seed: seed + 4 }
-    )
-  })
+  it.prop(
+    "a type change never narrows (not_narrowed), whatever the values",
+    [boundOf(t), fc.constantFrom(...TYPES.filter((x) => x !== t)).chain(boundOf)],
+    ([parent, child]) => {
+      expect(narrowsVerdict(child, parent)).toBe("not_narrowed")
+      expect(narrowsVerdict(retype(parent), parent)).toBe("not_narrowed")
+    },
+    options(4)
+  )
 })

@@ -5,8 +5,8 @@
 // `signed_unauthorized` with reason `out_of_bounds`; the same tree with the leaf's `used` within
 // that bound is `valid` (so the property is not satisfied by a verifier that rejects everything).
 import { Effect } from "effect"
-import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { FastCheck as fc } from "effect"
+import { describe, expect, it } from "@effect/vitest"
 import { hashOf, key, nonce, tally, writ, type Key } from "../support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import { verifyTallyTree } from "../../src/writ/tally.js"
@@ -95,9 +95,7 @@ const verdictOf = (s: Shape, writs: ReadonlyArray<Obj>, t: Obj) =>
   )
 
 describe("section 6.2: a tally tree whose leaf used exceeds a bound", () => {
-  it("always fails with out_of_bounds (signed_unauthorized); within the bound it is valid", () => {
-    fc.assert(
-      fc.property(shape, (s) => {
+  it.prop("always fails with out_of_bounds (signed_unauthorized); within the bound it is valid", [shape], ([s]) => {
         const writs = writsOf(s)
         const leaf = writs.length - 1
         const bound = { amount: s.amounts[leaf], spend: s.spends[leaf] }
@@ -111,8 +109,5 @@ describe("section 6.2: a tally tree whose leaf used exceeds a bound", () => {
         const bad = verdictOf(s, writs, treeOf(s, writs, over))
         expect(bad.verdict).toBe("signed_unauthorized")
         expect(bad.verdict === "valid" ? undefined : bad.error.reason).toBe("out_of_bounds")
-      }),
-      { numRuns: RUNS, seed: 0x7a11 }
-    )
-  })
+  }, { fastCheck: { numRuns: RUNS, seed: 0x7a11 } })
 })

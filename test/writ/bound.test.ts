@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { checkArgs, checkBound, checkBounds, narrows, prefixMatches, satisfies } from "../../src/writ/bound.js"
 import { keyOf } from "./fixtures.js"
 

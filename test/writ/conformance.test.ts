@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { formatFailure, runConformance, runVectorText, summary } from "../../src/writ/conformance.js"
 import { repoRoot, sharedPath } from "../support/shared.js"
 

@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { HeldWrit, delegate, holdChain, issueRoot, makeAck, makeCall, makeRevoke } from "../../src/writ/issue.js"
 import { verifyCall } from "../../src/writ/call.js"
 import { verifyChain } from "../../src/writ/chain.js"

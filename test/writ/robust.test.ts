@@ -2,7 +2,7 @@
 // truncated bytes, huge and deeply nested input, random values, and wrong types in every member.
 import { Cause, Effect, Exit } from "effect"
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { reasonCodes, WritError } from "../../src/writ/reason.js"
 import { verifyWrit } from "../../src/writ/writ.js"

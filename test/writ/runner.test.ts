@@ -1,7 +1,7 @@
 // The conformance runner itself, on synthetic vectors (no shared corpus needed): objects are
 // judged from their own text, operands in section 14's order, and a mismatch is a failure.
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { runVectorText } from "../../src/writ/conformance.js"
 import { canonicalText } from "../../src/writ/sign.js"
 import { resign, world } from "./fixtures.js"

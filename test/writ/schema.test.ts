@@ -1,7 +1,7 @@
 // The wire Schemas and the section 6.1 checks describe the same objects: everything the checks
 // accept decodes under the Schema, and encodes back to the same canonical bytes.
 import { Either, Schema } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Ack, AckBody } from "../../src/writ/ack.js"
 import { Call } from "../../src/writ/call.js"
 import { Revoke } from "../../src/writ/revoke.js"

@@ -1,7 +1,7 @@
 // Section 6.2 (tally trees and their verdicts), section 9.1 (revokes) and section 9.4 (acks):
 // one test per rejection path.
 import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { Signer } from "../../src/kernel/services.js"
 import { delegate, holdChain, issueRoot, makeAck, makeCall, makeRevoke, signTally, type TallyParams } from "../../src/writ/issue.js"
