@@ -234,7 +234,7 @@ export const run = async (args: ReadonlyArray<string>) => {
       const xs = await probes
       const v = await victim
       clearInterval(sampler)
-      await sleep(300) // audit writes of the last answers
+      await sleep(1500) // audit writes of the last answers and of connections closed at the end
       const audit = auditSince(seq)
       const med = median(xs)
       const p99 = quantile(xs, 0.99)
