@@ -4,8 +4,10 @@ import { type Ran, runMandate, spawnMandate } from "../support/cli.js"
 
 export type { Ran } from "../support/cli.js"
 
-/** Runs one command to completion (asynchronously, so the test worker's event loop stays free). */
-export const mandate = (...args: ReadonlyArray<string>): Promise<Ran> => runMandate(args, 110_000, "SIGKILL")
+/** Runs one command to completion (asynchronously, so the test worker's event loop stays free).
+ * Killed only when far past what a loaded machine takes (the test timeout is 300 s): a dozen of
+ * these run at once, each transpiling the sources through tsx. */
+export const mandate = (...args: ReadonlyArray<string>): Promise<Ran> => runMandate(args, 240_000, "SIGKILL")
 
 /** No stack trace on either stream: a failure is one line naming its reason. */
 export const noStack = (r: Ran): boolean => !/\n\s+at .+:\d+:\d+/.test(r.stdout + r.stderr)
