@@ -10,7 +10,7 @@ import type { Json, JsonObject } from "../../src/kernel/json.js"
 import type { Outcome } from "../../src/writ/executor/services.js"
 import type { AuditEntry } from "../../src/writ/executor/stores.js"
 import { serveScoped } from "./inproc.js"
-import { call, key, prefix, revoke, writ } from "./support.js"
+import { call, identity, key, prefix, revoke, writ } from "./support.js"
 
 const A = key(51)
 const E = key(52)
@@ -125,10 +125,15 @@ describe("refusals of the binding are audited (section 9.3)", () => {
       const srv = yield* setup({ burst: 1, perSecond: 0.001 })
       const chain = [writ(A, E, { act: prefix("t/") })]
       const first = yield* post(srv.url, revoke(A, chain))
-      const second = yield* post(srv.url, revoke(A, chain))
+      const over = revoke(A, chain)
+      const second = yield* post(srv.url, over)
       expect([first.status, second.status, jsonOf(second)]).toEqual([200, 429, { error: "mandate/rate_limited" }])
       const entries = (yield* srv.audit).map(fields)
       expect(entries.length).toBe(2)
-      expect(entries[1]).toEqual(refusalEntry("revoke", "mandate/rate_limited"))
+      // Charged once the revoke verified (section 12), so its entry names it and its signer.
+      expect(entries[1]).toEqual({
+        kind: "revoke", identity: identity(over), unparsed: null, principal: A.did, peer: null, root: A.did,
+        leaf: identity(chain[0]), op: null, outcome: "error", reason: "mandate/rate_limited", signed: null
+      })
     }))
 })

@@ -21,6 +21,7 @@ import {
 } from "../../src/writ/executor/services.js"
 import type { StoreContext } from "../../src/writ/executor/scenario.js"
 import { settableClock } from "../../src/writ/executor/settable-clock.js"
+import type { BucketOptions } from "../../src/writ/executor/intake.js"
 
 export interface Key {
   readonly seed: Uint8Array
@@ -110,9 +111,13 @@ export const rig = (
     readonly peers?: Readonly<Record<string, ReadonlyArray<string>>>
     readonly forwarder?: ForwarderService
     readonly shutdownGrace?: Duration.DurationInput
+    readonly refusalAudit?: BucketOptions
   }
 ): Effect.Effect<ExecutorService, never, Scope.Scope> =>
-  makeExecutorWith(options.shutdownGrace === undefined ? {} : { shutdownGrace: options.shutdownGrace }).pipe(
+  makeExecutorWith({
+    ...(options.shutdownGrace === undefined ? {} : { shutdownGrace: options.shutdownGrace }),
+    ...(options.refusalAudit === undefined ? {} : { refusalAudit: options.refusalAudit })
+  }).pipe(
     Effect.provide(
       Context.merge(
         stores,

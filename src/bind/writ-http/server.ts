@@ -155,12 +155,13 @@ export const writHttpApp = (
     }
     const value = parsed.right
     if (isJsonObject(value) && value.typ === "revoke") {
-      // Section 12: the peer's revoke allowance is taken before any signature is checked.
-      const allowed = yield* limiter.take(rateKey(peer, connection._tag === "peer" ? connection.fingerprint : null, req))
-      if (!allowed.ok) {
-        return yield* refuse("revoke", 429, HTTP_CODES.rateLimited, peer, { "retry-after": String(allowed.retryAfter) })
+      // Section 12: the sender's revoke allowance is charged by the executor once the revoke has
+      // verified, never before (so junk cannot starve a genuine revoke; rate-limit.ts).
+      const key = rateKey(peer, connection._tag === "peer" ? connection.fingerprint : null, req)
+      const a = yield* executor.revoke(received, peer, (signer) => limiter.take(key, signer))
+      if (a._tag === "limited") {
+        return answer(429, { error: HTTP_CODES.rateLimited }, { "retry-after": String(a.retryAfter) })
       }
-      const a = yield* executor.revoke(received, peer)
       const status = a._tag === "invalid" ? 400 : a._tag === "unsaved" ? 503 : 200
       return answer(status, revokeAnswerJson(a))
     }

@@ -19,11 +19,11 @@ import {
 import type { ObjectInput } from "../verify.js"
 import type { CheckedWrit } from "../writ.js"
 import type { CallAnswer } from "./answers.js"
-import { audit, auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
+import { auditAnswer, auditRefusal, auditUnidentified, peerNameOf } from "./audit.js"
 import { refusalOf, refuse, refuseUnavailable, SignedRefusal, storeStep, UnsignedError } from "./failures.js"
 import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type AuditBase, type ExecutorEnv, signWith, unsavedCovers } from "./state.js"
+import { type AuditBase, type ExecutorEnv, rememberIssuers, signWith, unsavedCovers } from "./state.js"
 import type { AcceptedCall } from "./stores.js"
 import { signPending, signRefusal } from "./tally-sign.js"
 
@@ -85,7 +85,7 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
     const chain = yield* verifyCallSignatures(checked).pipe(
       Effect.catchTag("WritError", (e) =>
         Effect.zipRight(
-          audit(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }),
+          auditRefusal(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }),
           Effect.fail(new UnsignedError({ reason: e.reason }))
         ))
     )
@@ -199,6 +199,7 @@ const admitChecked = (
       )
       const stop = yield* Deferred.make<void>()
       state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
+      rememberIssuers(env, issuers)
       return { _tag: "accepted", accepted, stop } as Found
     }))
   }).pipe(

@@ -16,6 +16,8 @@ export type RevokeAnswer =
   | { readonly _tag: "invalid"; readonly reason: string }
   /** A valid revoke the executor could not persist: honored while it runs, answered as an error (section 9). */
   | { readonly _tag: "unsaved"; readonly code: string }
+  /** A valid revoke over its sender's allowance (section 12): not recorded, retried later. */
+  | { readonly _tag: "limited"; readonly code: string; readonly retryAfter: number }
   | {
     readonly _tag: "recorded"
     readonly tallies: ReadonlyArray<JsonObject>
@@ -35,7 +37,7 @@ export const callAnswerJson = (a: CallAnswer): JsonObject =>
 export const revokeAnswerJson = (a: RevokeAnswer): JsonObject =>
   a._tag === "invalid"
     ? { error: a.reason }
-    : a._tag === "unsaved"
+    : a._tag === "unsaved" || a._tag === "limited"
     ? { error: a.code }
     : a.fwd.length > 0
     ? { tallies: a.tallies, ack: a.ack, res: a.res, fwd: a.fwd.map((f) => ({ ack: f.ack, res: f.res })) }

@@ -1,16 +1,80 @@
 // The audit record (section 9.3): one entry per call or revoke received. Writing it never fails
-// the request it records: a store that refuses the entry is logged.
+// the request it records: a store that refuses the entry is logged. What an unauthenticated sender
+// can make the executor store is bounded (section 12): every text field is bounded in length (a
+// longer one keeps a prefix and the hash of the whole), and the rows for refusals of requests that
+// did not authenticate are limited by rate per peer, the suppressed ones counted in one row.
 import { Effect } from "effect"
 import type { CallAnswer } from "./answers.js"
-import type { Peer } from "./services.js"
+import { AUDIT_SUPPRESSED, type Peer } from "./services.js"
 import type { AuditBase, ExecutorEnv } from "./state.js"
 import type { AuditEntry } from "./stores.js"
-import { identity } from "./tally-sign.js"
+import { hashOf, identity } from "./tally-sign.js"
+
+/** Longest text field stored as given; a longer one is cut to a prefix and its hash. */
+export const AUDIT_FIELD_MAX = 256
+const PREFIX = 64
+
+/** `s` within AUDIT_FIELD_MAX characters: itself, or its prefix and the hash of the whole. */
+export const boundField = (s: string | null): string | null =>
+  s === null || s.length <= AUDIT_FIELD_MAX ? s : `${s.slice(0, PREFIX)}...(${s.length} chars, ${hashOf(s)})`
+
+const bounded = (e: AuditEntry): AuditEntry => ({
+  ...e,
+  identity: boundField(e.identity),
+  unparsed: boundField(e.unparsed),
+  principal: boundField(e.principal),
+  peer: boundField(e.peer),
+  root: boundField(e.root),
+  leaf: boundField(e.leaf),
+  op: boundField(e.op),
+  outcome: boundField(e.outcome) ?? "",
+  reason: boundField(e.reason),
+  signed: boundField(e.signed)
+})
 
 export const audit = (env: ExecutorEnv, entry: AuditEntry) =>
-  env.auditLog.append(entry).pipe(
+  env.auditLog.append(bounded(entry)).pipe(
     Effect.catchAll((e) => Effect.logWarning(`audit record not written: ${e.message}`))
   )
+
+/** The row standing for `count` refusals from `peer` not recorded one by one (section 9.3). */
+const summaryRow = (time: number, kind: AuditEntry["kind"], peer: string | null, count: number): AuditEntry => ({
+  time, kind, identity: null, unparsed: `${count} refusals not recorded one by one`, principal: null, peer,
+  root: null, leaf: null, op: null, outcome: "suppressed", reason: AUDIT_SUPPRESSED, signed: null
+})
+
+/** Most peers whose suppressed refusals are counted apart; the rest share one count. */
+const SUPPRESSED_PEERS_MAX = 10_000
+
+/**
+ * Audits the refusal of a request that did not authenticate (section 7 steps 1 and 2, an invalid
+ * or over-rate revoke, a transport refusal) within its peer's allowance, or counts it.
+ */
+export const auditRefusal = (env: ExecutorEnv, entry: AuditEntry) =>
+  Effect.gen(function*() {
+    const { refusalAudit, suppressed } = env.state
+    const peer = entry.peer
+    const allowed = yield* refusalAudit.take(peer === null ? "(none)" : `peer:${peer}`)
+    if (!allowed.ok) {
+      const key = suppressed.has(peer) || suppressed.size < SUPPRESSED_PEERS_MAX ? peer : "(others)"
+      suppressed.set(key, (suppressed.get(key) ?? 0) + 1)
+      return
+    }
+    const count = suppressed.get(peer)
+    if (count !== undefined) {
+      suppressed.delete(peer)
+      yield* audit(env, summaryRow(entry.time, entry.kind, peer, count))
+    }
+    yield* audit(env, entry)
+  })
+
+/** Writes the summary rows still owed (when the executor closes). */
+export const flushSuppressed = (env: ExecutorEnv, time: number) =>
+  Effect.forEach([...env.state.suppressed], ([peer, count]) =>
+    Effect.zipRight(
+      Effect.sync(() => env.state.suppressed.delete(peer)),
+      audit(env, summaryRow(time, "call", peer, count))
+    ), { discard: true })
 
 /** The audit record's `peer` (section 9.3): the authenticated peer's name, "(unnamed)", or null. */
 export const peerNameOf = (peer: Peer): string | null =>
@@ -24,7 +88,7 @@ export const auditUnidentified = (
   peer: string | null,
   reason: string
 ) =>
-  audit(env, {
+  auditRefusal(env, {
     time, kind, identity: null, unparsed: reason, principal: null, peer,
     root: null, leaf: null, op: null, outcome: "error", reason, signed: null
   })

@@ -14,27 +14,30 @@ import { Context, type Duration, Effect, Fiber, FiberSet, Layer, type Scope } fr
 import type { ObjectInput } from "../verify.js"
 import { admit } from "./admission.js"
 import type { CallAnswer, RevokeAnswer } from "./answers.js"
-import { auditAnswer, auditUnidentified, peerNameOf } from "./audit.js"
+import { auditAnswer, auditUnidentified, flushSuppressed, peerNameOf } from "./audit.js"
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
 import { revoke } from "./revocation.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
-import { Peer } from "./services.js"
+import { Peer, type RevokeIntake } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type ExecutorEnv, type ExecutorRequirements, makeEnv } from "./state.js"
+import { type ExecutorEnv, type ExecutorOptions, type ExecutorRequirements, makeEnv } from "./state.js"
 import type { AuditEntry, StoreError } from "./stores.js"
 
 export * from "./answers.js"
-export type { ExecutorRequirements } from "./state.js"
+export type { ExecutorOptions, ExecutorRequirements } from "./state.js"
 
 export interface ExecutorService {
   /** The executor's own key (the leaf `hld` it acts as, section 7 step 6). */
   readonly did: string
   /** Section 7. `peer` is who the transport authenticated (section 7.6); default: no peer. */
   readonly call: (input: ObjectInput, peer?: Peer) => Effect.Effect<CallAnswer>
-  /** Section 9.1. A revoke is not subject to peer binding (section 7.6); `peer` is audited. */
-  readonly revoke: (input: ObjectInput, peer?: Peer) => Effect.Effect<RevokeAnswer>
+  /**
+   * Section 9.1. A revoke is not subject to peer binding (section 7.6); `peer` is audited. The
+   * transport's `intake` is charged once the revoke has verified, before it is recorded (12).
+   */
+  readonly revoke: (input: ObjectInput, peer?: Peer, intake?: RevokeIntake) => Effect.Effect<RevokeAnswer>
   /**
    * Section 9.3: a request the transport refused before handing it over (too large, wrong path,
    * method or media type, unreadable, over the revoke rate) is audited as a call or revoke
@@ -79,15 +82,6 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
 const owned = <A, E>(env: ExecutorEnv, self: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   self.pipe(Effect.provideService(VerificationCache, env.cache), Effect.provideService(RootLifetime, env.rootLifetime))
 
-export interface ExecutorOptions {
-  /**
-   * How long closing the executor waits for accepted work to reach its tally before interrupting
-   * it. Interrupted work leaves its pending record, which recovery resolves (section 9). Default
-   * 10 seconds.
-   */
-  readonly shutdownGrace?: Duration.DurationInput
-}
-
 /**
  * Builds an executor over the stores and services in context, owning its accepted work in the
  * current scope: closing the scope awaits that work for `shutdownGrace`, then interrupts the rest.
@@ -96,16 +90,19 @@ export const makeExecutorWith = (
   options: ExecutorOptions = {}
 ): Effect.Effect<ExecutorService, never, ExecutorRequirements | Scope.Scope> =>
   Effect.gen(function*() {
-    const env = yield* makeEnv
+    const env = yield* makeEnv(options)
     // Added after the FiberSet, so it runs first when the scope closes: await, then interrupt.
     yield* Effect.addFinalizer(() =>
       // Interruptible: finalizers run uninterruptibly, and the timeout must be able to end the wait.
-      Effect.interruptible(FiberSet.awaitEmpty(env.state.work)).pipe(Effect.timeoutOption(options.shutdownGrace ?? "10 seconds"))
+      Effect.interruptible(FiberSet.awaitEmpty(env.state.work)).pipe(
+        Effect.timeoutOption(options.shutdownGrace ?? "10 seconds"),
+        Effect.zipRight(Effect.flatMap(unixSeconds, (now) => flushSuppressed(env, now)))
+      )
     )
     return {
       did: env.did,
       call: (input, peer) => owned(env, call(env, input, peer)),
-      revoke: (input, peer) => owned(env, revoke(env, input, peer)),
+      revoke: (input, peer, intake) => owned(env, revoke(env, input, peer, intake)),
       refused: (kind, reason, peer = Peer.none) =>
         Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
       recover: owned(env, recover(env))

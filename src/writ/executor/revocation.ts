@@ -8,9 +8,9 @@ import { ackSpec } from "../ack.js"
 import { verifyRevoke } from "../revoke.js"
 import { checkObject, checkSignature, type ObjectInput } from "../verify.js"
 import type { RevokeAnswer } from "./answers.js"
-import { audit, auditUnidentified, peerNameOf } from "./audit.js"
+import { audit, auditRefusal, auditUnidentified, peerNameOf } from "./audit.js"
 import { storeStep, UnsignedError } from "./failures.js"
-import { type AckWithBody, Peer, STORE_UNAVAILABLE } from "./services.js"
+import { type AckWithBody, Peer, RATE_LIMITED, type RevokeIntake, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type ExecutorEnv, signWith } from "./state.js"
 import { hashOf, identity, signAck, signPending } from "./tally-sign.js"
@@ -39,7 +39,24 @@ const stopCovered = (env: ExecutorEnv, covers: (chain: ReadonlyArray<string>, is
     { discard: true }
   )
 
-export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<RevokeAnswer> => {
+/**
+ * Section 12: whether the signer of a verified revoke is a known principal, a root this executor
+ * accepts or an issuer of a chain rooted at one (the revoke's own chain, verified at step 4, or an
+ * accepted call's). A fresh key can sign a valid revoke of itself; it cannot become known.
+ */
+const isKnown = (env: ExecutorEnv, iss: string, root: string | null) =>
+  Effect.gen(function*() {
+    if (env.state.knownIssuers.has(iss)) return true
+    if (yield* env.roots.accepts(iss)) return true
+    return root !== null && (yield* env.roots.accepts(root))
+  })
+
+export const revoke = (
+  env: ExecutorEnv,
+  input: ObjectInput,
+  peer: Peer = Peer.none,
+  intake?: RevokeIntake
+): Effect.Effect<RevokeAnswer> => {
   const peerName = peerNameOf(peer)
   return Effect.gen(function*() {
     const { state } = env
@@ -58,6 +75,17 @@ export const revoke = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.n
     const baseAudit = {
       time: now, kind: "revoke" as const, identity: r.id, unparsed: null, principal: iss, peer: peerName,
       root: rchain.length > 0 ? rchain[0].value.iss : null, leaf: writ, op: null
+    }
+
+    // Section 12: the sender's allowance is charged only now, after the revoke verified, on the
+    // allowance of its signer's kind, so revokes that do not verify or come from fresh keys
+    // cannot starve a known principal's.
+    if (intake !== undefined) {
+      const allowed = yield* intake({ iss, known: yield* isKnown(env, iss, baseAudit.root) })
+      if (!allowed.ok) {
+        yield* auditRefusal(env, { ...baseAudit, outcome: "error", reason: RATE_LIMITED, signed: null })
+        return { _tag: "limited", code: RATE_LIMITED, retryAfter: allowed.retryAfter } as RevokeAnswer
+      }
     }
 
     // Recording the revoke is atomic with steps 7 to 11 of every forward call (section 7).

@@ -150,6 +150,10 @@ export class Forwarder extends Context.Tag("mandate/writ/Forwarder")<Forwarder, 
 export const STORE_UNAVAILABLE = "mandate/store_unavailable" as const
 /** The application failed or died instead of returning an outcome. */
 export const APPLICATION_ERROR = "mandate/application_error" as const
+/** A verified revoke over its sender's allowance (section 12); the sender retries later. */
+export const RATE_LIMITED = "mandate/rate_limited" as const
+/** An audit row standing for refusals not recorded one by one (section 9.3, bounded by rate). */
+export const AUDIT_SUPPRESSED = "mandate/audit_suppressed" as const
 
 /** Every code the executor itself puts in `err.code` or an unsigned error: section 11's, or its own. */
 export const ExecutorCode = Schema.Union(WritReason, Schema.Literal(STORE_UNAVAILABLE, APPLICATION_ERROR))
@@ -162,3 +166,22 @@ export type ExecutorCode = typeof ExecutorCode.Type
  */
 export const cancelOnStop = <E, R>(op: Operation, work: Effect.Effect<Outcome, E, R>): Effect.Effect<Outcome, E, R> =>
   Effect.raceFirst(work, Effect.as(op.stopSignal, { st: "canceled", code: "revoked" } as Outcome))
+
+// ---------------------------------------------------------------------------------------------
+// Revocation intake (section 12)
+
+/** Who signed a verified revoke: `known` when a root this executor accepts, or an issuer of a
+ * chain rooted at one (the revoke's own verified chain, or a call this process accepted). */
+export interface RevokeSigner {
+  readonly iss: string
+  readonly known: boolean
+}
+
+/**
+ * Charges a verified revoke to its sender's allowance, before it is recorded (section 12). The
+ * transport supplies it, keyed by its own notion of sender; `ok: false` answers the revoke with
+ * `RATE_LIMITED` and records nothing.
+ */
+export type RevokeIntake = (signer: RevokeSigner) => Effect.Effect<
+  { readonly ok: true } | { readonly ok: false; readonly retryAfter: number }
+>

@@ -3,13 +3,14 @@
 // 14.1 says: the admission lock, the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
 // calls that delegated, and the audit fields of accepted calls waiting for their final tally.
-import { Context, Deferred, Effect, FiberSet, type Scope } from "effect"
+import { Context, Deferred, type Duration, Effect, FiberSet, type Scope } from "effect"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import { Signer } from "../../kernel/services.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
 import type { CallAnswer } from "./answers.js"
+import { type BucketOptions, type Buckets, tokenBuckets } from "./intake.js"
 import { Application, Forwarder, PeerBindings, RootPolicy } from "./services.js"
 import {
   AckStore,
@@ -51,6 +52,24 @@ export interface Running {
 /** The audit fields of an accepted call, written with its final tally (section 9.3). */
 export type AuditBase = Omit<AuditEntry, "outcome" | "reason" | "signed">
 
+export interface ExecutorOptions {
+  /**
+   * How long closing the executor waits for accepted work to reach its tally before interrupting
+   * it. Interrupted work leaves its pending record, which recovery resolves (section 9). Default
+   * 10 seconds.
+   */
+  readonly shutdownGrace?: Duration.DurationInput
+  /**
+   * The audit rows a peer's unauthenticated refusals may add (section 9.3: bounded the way revoke
+   * intake is). Past it, refusals are counted and one `suppressed` row stands for them. Default
+   * 100 at once, 10 per second; peers without transport authentication share one allowance.
+   */
+  readonly refusalAudit?: BucketOptions
+}
+
+/** Issuers of accepted chains remembered as known principals (section 12), most recent kept. */
+export const KNOWN_ISSUERS_MAX = 10_000
+
 export interface ExecutorState {
   /**
    * Accepted work (section 7 steps 11 and 12), owned by the executor's scope rather than by the
@@ -71,6 +90,12 @@ export interface ExecutorState {
   recovering: boolean
   /** Audit fields of accepted calls, written with their final tally (section 9.3). */
   readonly auditBases: Map<string, AuditBase>
+  /** Issuers of chains accepted in this process: known principals for revoke intake (12). */
+  readonly knownIssuers: Set<string>
+  /** The allowance of audit rows for unauthenticated refusals, by peer (section 9.3). */
+  readonly refusalAudit: Buckets
+  /** Refusals not audited one by one, by peer, until their summary row is written. */
+  readonly suppressed: Map<string | null, number>
 }
 
 /** Everything the executor's steps read: its services, its own key and its state. */
@@ -99,7 +124,9 @@ export interface ExecutorEnv {
 }
 
 /** The services in context and a fresh state, whose accepted work lives in the current scope. */
-export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements | Scope.Scope> = Effect.gen(function*() {
+export const makeEnv = (
+  options: ExecutorOptions
+): Effect.Effect<ExecutorEnv, never, ExecutorRequirements | Scope.Scope> => Effect.gen(function*() {
   const context = yield* Effect.context<ExecutorRequirements>()
   const signer = Context.get(context, Signer)
   return {
@@ -128,7 +155,10 @@ export const makeEnv: Effect.Effect<ExecutorEnv, never, ExecutorRequirements | S
       unsaved: [],
       delegating: new Set(),
       recovering: false,
-      auditBases: new Map()
+      auditBases: new Map(),
+      knownIssuers: new Set(),
+      refusalAudit: tokenBuckets(options.refusalAudit ?? { burst: 100, perSecond: 10 }, yield* Effect.clock),
+      suppressed: new Map()
     }
   }
 })
@@ -140,3 +170,16 @@ export const signWith = (env: ExecutorEnv) => <A>(self: Effect.Effect<A, never, 
 /** Section 9: a revoke that could not be persisted is still honored while the process runs. */
 export const unsavedCovers = (env: ExecutorEnv, chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
   env.state.unsaved.some((r) => (r.writ === "*" ? issuers.includes(r.iss) : chain.includes(r.writ)))
+
+/** Remembers the issuers of an accepted chain as known principals, keeping the most recent. */
+export const rememberIssuers = (env: ExecutorEnv, issuers: ReadonlyArray<string>) => {
+  const known = env.state.knownIssuers
+  for (const iss of issuers) {
+    known.delete(iss)
+    known.add(iss)
+  }
+  for (const oldest of known) {
+    if (known.size <= KNOWN_ISSUERS_MAX) break
+    known.delete(oldest)
+  }
+}
