@@ -10,7 +10,7 @@
 //   revocation.ts  sections 9.1 and 9.4
 //   recovery.ts    section 9 after a restart
 //   audit.ts       section 9.3;  answers.ts: what a call or revoke is answered (section 10)
-import { Context, type Duration, Effect, Fiber, FiberSet, Layer, type Scope } from "effect"
+import { Context, Effect, Fiber, FiberSet, Layer, type Scope } from "effect"
 import type { ObjectInput } from "../verify.js"
 import { admit } from "./admission.js"
 import type { CallAnswer, RevokeAnswer } from "./answers.js"
