@@ -5,17 +5,17 @@
 // the memory store's commit fault injection. PostgreSQL stopped mid-run: pg-stopped.test.ts.
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
-import { StoreError } from "../../src/accounting/store-error.js"
 import * as MemoryAtomic from "../../src/store/memory/atomic.js"
 import * as MemoryReservations from "../../src/store/memory/reservations.js"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import * as SqliteReservations from "../../src/store/sqlite/reservations.js"
+import { expectStoreError } from "./support.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-commit-faults-"))
 
@@ -31,17 +31,6 @@ const open = (file: string) =>
 const reserve = (id: string, key = "k") =>
   Effect.flatMap(Reservations, (r) => r.reserve({ id, limits: [{ key, limit: 1000n, amount: 1n }], onFailure: "consume" }))
 
-/** The exit is a failure whose only error is a StoreError (not a defect, not an interruption). */
-const expectStoreError = (exit: Exit.Exit<unknown, unknown>, operation?: RegExp): StoreError => {
-  if (Exit.isSuccess(exit)) throw new Error("expected a StoreError, got a success")
-  const failure = Cause.failureOption(exit.cause)
-  expect(Cause.isDie(exit.cause), Cause.pretty(exit.cause)).toBe(false)
-  expect(Option.isSome(failure)).toBe(true)
-  const e = Option.getOrThrow(failure)
-  expect(e).toBeInstanceOf(StoreError)
-  if (operation !== undefined) expect((e as StoreError).operation).toMatch(operation)
-  return e as StoreError
-}
 
 const pragmaNumber = (name: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<Record<string, number>>(`PRAGMA ${name}`)).pipe(

@@ -7,20 +7,14 @@ import { Effect, Exit, Layer } from "effect"
 import { chmodSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { StoreError } from "../../src/accounting/store-error.js"
 import * as PgStore from "../../src/store/postgres/client.js"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import * as SqliteWrit from "../../src/store/sqlite/writ-stores.js"
+import { expectStoreError } from "./support.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-store-files-"))
 const mode = (file: string) => statSync(file).mode & 0o777
 
-const failure = <A>(exit: Exit.Exit<A, StoreError>): StoreError => {
-  if (Exit.isSuccess(exit)) throw new Error("expected the store to fail")
-  const e = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-  expect(e, String(exit.cause)).toBeInstanceOf(StoreError)
-  return e!
-}
 
 describe("store files", () => {
   it.scoped("store files are created with mode 0600, the -wal and -shm files too", () =>
@@ -44,13 +38,13 @@ describe("store files", () => {
   it.scoped("a store that cannot be opened fails with a StoreError naming the file", () =>
     Effect.gen(function*() {
       const missing = join(dir, "no-such-folder", "store.sqlite")
-      const e = failure(yield* Effect.exit(Layer.build(SqliteWrit.layer(missing))))
+      const e = expectStoreError(yield* Effect.exit(Layer.build(SqliteWrit.layer(missing))))
       expect([e.operation, e.store]).toEqual(["sqlite.open", missing])
       expect(e.message).toMatch(/ENOENT/)
       // A file that is not a database: opening succeeds, the first statement (a pragma) does not.
       const garbage = join(dir, "garbage.sqlite")
       writeFileSync(garbage, "this is not a SQLite database, not at all; ".repeat(200))
-      const g = failure(yield* Effect.exit(Layer.build(SqliteStore.layer(garbage))))
+      const g = expectStoreError(yield* Effect.exit(Layer.build(SqliteStore.layer(garbage))))
       expect([g.operation, g.store]).toEqual(["sqlite.open", garbage])
       expect(g.message).toMatch(/not a database/)
     }))
@@ -59,7 +53,7 @@ describe("store files", () => {
     Effect.gen(function*() {
       // Port 1 on loopback: nothing listens there.
       const layer = PgStore.layer({ url: "postgres://someone:secret@127.0.0.1:1/db", schema: "s", connectTimeoutMs: 2_000 })
-      const e = failure(yield* Effect.exit(Layer.build(layer)))
+      const e = expectStoreError(yield* Effect.exit(Layer.build(layer)))
       expect([e.operation, e.store]).toEqual(["postgres.open", "postgres://127.0.0.1:1/db schema s"])
       expect(JSON.stringify(e.store)).not.toContain("secret")
     }))

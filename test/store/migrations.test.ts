@@ -9,24 +9,17 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
-import { StoreError } from "../../src/accounting/store-error.js"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import * as SqliteWrit from "../../src/store/sqlite/writ-stores.js"
 import type { StoreContext } from "../../src/writ/executor/scenario.js"
 import { AuditLog, CallStore, ReversalStore, TallyStore } from "../../src/writ/executor/stores.js"
 import { accepted, cases } from "../writ-executor/stores-cases.js"
+import { expectStoreError } from "./support.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-migrations-"))
 // Written by the code before the Migrator (commit 6d0bde3): every case of stores-cases.ts, committed.
 const fixture = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "pre-migrator.sqlite")
 
-const storeError = (exit: Exit.Exit<unknown, unknown>): StoreError => {
-  if (Exit.isSuccess(exit)) throw new Error("expected a StoreError, got a success")
-  expect(Cause.isDie(exit.cause), Cause.pretty(exit.cause)).toBe(false)
-  const e = Option.getOrThrow(Cause.failureOption(exit.cause))
-  expect(e).toBeInstanceOf(StoreError)
-  return e as StoreError
-}
 
 const rows = (query: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<Record<string, unknown>>(query))
@@ -69,7 +62,7 @@ describe("migrations", () => {
         }),
         ctx
       ))
-      const e = storeError(exit)
+      const e = expectStoreError(exit)
       expect([e.operation, e.store]).toEqual(["sqlite.migrate mandate_migrations_test_bad", file])
       expect(e.message).toMatch(/already exists/)
       // One atomic step: the first migration is not kept either.
@@ -86,7 +79,7 @@ describe("a corrupted store row is a typed StoreError", () => {
       const corrupt = (statement: string) =>
         Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)), ctx)
       const expectCorrupt = <A>(read: Effect.Effect<A, unknown, StoreContext>, operation: string) =>
-        Effect.map(Effect.exit(Effect.provide(read, ctx)), (exit) => expect(storeError(exit).operation).toBe(operation))
+        Effect.map(Effect.exit(Effect.provide(read, ctx)), (exit) => expect(expectStoreError(exit).operation).toBe(operation))
 
       yield* corrupt(`UPDATE writ_calls SET state = 'finished' WHERE id = '${accepted.id}'`)
       yield* expectCorrupt(Effect.flatMap(CallStore, (s) => s.get(accepted.leaf, accepted.id)), "writ.callStore.get")

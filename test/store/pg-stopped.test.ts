@@ -11,9 +11,9 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
-import { StoreError } from "../../src/accounting/store-error.js"
 import * as PgStore from "../../src/store/postgres/client.js"
 import * as PgReservations from "../../src/store/postgres/reservations.js"
+import { expectStoreError } from "./support.js"
 
 const bin = (() => {
   const root = "/usr/lib/postgresql"
@@ -76,13 +76,6 @@ if (!usable) console.warn("[notice] initdb or the postgres user is unavailable: 
 const reserve = (id: string) =>
   Effect.flatMap(Reservations, (r) => r.reserve({ id, limits: [{ key: "k", limit: 1000n, amount: 1n }], onFailure: "consume" }))
 
-const storeError = (exit: Exit.Exit<unknown, unknown>): StoreError => {
-  if (Exit.isSuccess(exit)) throw new Error("expected a StoreError, got a success")
-  expect(Cause.isDie(exit.cause), Cause.pretty(exit.cause)).toBe(false)
-  const e = Option.getOrThrow(Cause.failureOption(exit.cause))
-  expect(e).toBeInstanceOf(StoreError)
-  return e as StoreError
-}
 
 describe("a failed commit is a typed StoreError (PostgreSQL stopped mid-run)", () => {
   it.scopedLive.skipIf(!usable)("the step's commit fails typed while the server is down; nothing kept; works after a restart", () =>
@@ -98,11 +91,11 @@ describe("a failed commit is a typed StoreError (PostgreSQL stopped mid-run)", (
         yield* Effect.sync(pg.stop)
         return "done"
       })).pipe(Effect.provide(ctx)))
-      const e = storeError(exit)
+      const e = expectStoreError(exit)
       expect(e.operation).toBe("postgres.commit")
       expect(e.store).toMatch(/^postgres:\/\/127\.0\.0\.1:\d+\/postgres schema stopped$/)
       // While the server is down every step fails typed.
-      storeError(yield* Effect.exit(Effect.provide(reserve("while-down"), ctx)))
+      expectStoreError(yield* Effect.exit(Effect.provide(reserve("while-down"), ctx)))
       yield* Effect.sync(pg.start)
       const r = yield* Effect.provide(Reservations, ctx)
       expect(yield* r.get("in-step")).toEqual(Option.none())

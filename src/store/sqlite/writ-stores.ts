@@ -129,21 +129,18 @@ export const makeTallyStore = Effect.map(SqlClient.SqlClient, (sql) => {
     Result: TallyRow,
     execute: (id) => sql`SELECT * FROM writ_tallies WHERE tally = ${id}`
   })
-  // SQLite's default BINARY collation compares bytes: ASCII order for identities (section 8.2).
-  const underWrit = SqlSchema.findAll({
-    Request: Schema.String,
-    Result: TallyRow,
-    execute: (writ) =>
-      sql`SELECT t.* FROM writ_tally_writs w JOIN writ_tallies t ON t.tally = w.tally
-        WHERE w.writ = ${writ} ORDER BY t.acc, t.tally`
-  })
-  const underIssuer = SqlSchema.findAll({
-    Request: Schema.String,
-    Result: TallyRow,
-    execute: (iss) =>
-      sql`SELECT t.* FROM writ_tally_issuers i JOIN writ_tallies t ON t.tally = i.tally
-        WHERE i.iss = ${iss} ORDER BY t.acc, t.tally`
-  })
+  // The tallies listed in one index table under one value. SQLite's default BINARY collation
+  // compares bytes: ASCII order for identities (section 8.2).
+  const under = (index: "writ_tally_writs" | "writ_tally_issuers", column: "writ" | "iss") =>
+    SqlSchema.findAll({
+      Request: Schema.String,
+      Result: TallyRow,
+      execute: (value) =>
+        sql`SELECT t.* FROM ${sql(index)} x JOIN writ_tallies t ON t.tally = x.tally
+          WHERE x.${sql(column)} = ${value} ORDER BY t.acc, t.tally`
+    })
+  const underWrit = under("writ_tally_writs", "writ")
+  const underIssuer = under("writ_tally_issuers", "iss")
   return TallyStore.of({
     put: (h) =>
       Effect.gen(function*() {
