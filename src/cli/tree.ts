@@ -58,6 +58,18 @@ export const tree: ReadonlyArray<Entry> = [
     ]
   },
   {
+    name: "ledger",
+    description: "The decision ledger: guarded actions, budgets, verification, replay",
+    subcommands: [
+      { name: "init", description: "Create a ledger in a SQLite file or PostgreSQL schema; --mode local_full or safe_telemetry", load: () => import("./ledger.js").then((m) => m.ledgerInitCommand) },
+      { name: "record", description: "Append the events of a JSONL file (actions, outcomes, observations, protocol decisions)", load: () => import("./ledger.js").then((m) => m.ledgerRecordCommand) },
+      { name: "stats", description: "Group the ledger by protocol, principal and reason, with a plain-language summary", load: () => import("./ledger.js").then((m) => m.ledgerStatsCommand) },
+      { name: "export", description: "Export the lines (local_full, safe_telemetry) or --mode aggregate_export (groups under --min-group suppressed)", load: () => import("./ledger.js").then((m) => m.ledgerExportCommand) },
+      { name: "verify", description: "Check every line's schema and hash chain against the head the store recorded", load: () => import("./ledger.js").then((m) => m.ledgerVerifyCommand) },
+      { name: "replay", description: "What --policy P would have recommended for every recorded action, and the diff (not causal)", load: () => import("./ledger.js").then((m) => m.ledgerReplayCommand) }
+    ]
+  },
+  {
     name: "demo",
     description: "Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/",
     load: () => import("./demo.js").then((m) => m.demoCommand)

@@ -74,7 +74,7 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
       `${allowed + denied} guarded action${allowed + denied === 1 ? "" : "s"}: ${allowed} allowed, ${denied} refused${top ? ` (mostly ${top})` : ""}.`,
       `They spent ${spentTokens} tokens and $${fromNanos(spentUsd)}.`,
       ...[...proto.entries()].map(([p, m]) => `${p === "writ" ? "Writ" : p === "yea" ? "YEA" : p}: ${[...m.entries()].map(([k, n]) => `${n} ${k.replace(/_/g, " ")}`).join(", ")}.`),
-      `${new Set(rows.map((r) => r.principal)).size} principal${new Set(rows.map((r) => r.principal)).size === 1 ? "" : "s"} appear in this ledger.`
+      `${new Set(rows.map((r) => r.principal)).size} principal${new Set(rows.map((r) => r.principal)).size === 1 ? " appears" : "s appear"} in this ledger.`
     ]
     return { rows, summary: parts.join(" ") }
   })
