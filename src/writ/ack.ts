@@ -88,7 +88,21 @@ export type AckOutcome = "silent" | "accounted"
 /** Section 9.4, steps 1 to 7: check tally `tally` (answering a call under `chain`, root to the
  * tally's writ) against ack `ack` with body `body` of revoke `revoke`. A failure at step 7 is
  * `revoked`: the tally is `signed_unauthorized` (its signer's two statements contradict). */
-export const checkAck = (input: {
+export const checkAck: (input: CheckAckInput) => Effect.Effect<AckOutcome, WritError> = Effect.fn("writ.checkAck")(function* (input: CheckAckInput) {
+  return yield* checkAckSteps(input)
+})
+
+/** What section 9.4 checks a tally against. */
+export interface CheckAckInput {
+  readonly revoke: ObjectInput
+  readonly ack: ObjectInput
+  /** The ack body; absent when the verifier holds none. */
+  readonly body?: BodyInput | undefined
+  readonly chain: unknown
+  readonly tally: ObjectInput
+}
+
+const checkAckSteps = (input: {
   readonly revoke: ObjectInput
   readonly ack: ObjectInput
   /** The ack body; absent when the verifier holds none. */

@@ -133,12 +133,18 @@ export interface VerifiedCall {
 
 /** The `verify_call` operation (section 14): section 7 steps 1 to 3, expiry at `now` when given and
  * the call is forward, then section 5's forward or standing rules in order. */
-export const verifyCall = (input: ObjectInput, options: { readonly now?: number } = {}): Effect.Effect<VerifiedCall, WritError> =>
-  Effect.gen(function* () {
-    // Section 7 step 1: section 6.1 steps 1 to 5 on the call.
-    const call = yield* checkCall(input)
-    // Step 2: the chain's writs, then the call's signature.
-    const chain = yield* verifyCallSignatures(call)
+export const verifyCall: (input: ObjectInput, options?: { readonly now?: number }) => Effect.Effect<VerifiedCall, WritError> = Effect.fn(
+  "writ.verifyCall"
+)(function* (input: ObjectInput, options: { readonly now?: number } = {}) {
+  // Section 7 step 1: section 6.1 steps 1 to 5 on the call.
+  const call = yield* checkCall(input)
+  yield* Effect.annotateCurrentSpan({ "writ.call": call.id, "writ.op": call.value.op })
+  // Step 2: the chain's writs, then the call's signature.
+  const chain = yield* verifyCallSignatures(call)
+  const leaf = chain[chain.length - 1].id
+  yield* Effect.annotateCurrentSpan({ "writ.leaf": leaf })
+  // Steps 3 on, with the call and its leaf on every log line they write.
+  yield* Effect.gen(function* () {
     // Step 3: the rest of the chain verification.
     yield* checkCallChain(chain)
     if (isStandingOp(call.value.op)) {
@@ -149,6 +155,7 @@ export const verifyCall = (input: ObjectInput, options: { readonly now?: number 
       if (options.now !== undefined) yield* checkCallExpiry(chain, options.now)
       yield* checkForward(call, chain)
     }
-    return { call, chain }
-  })
+  }).pipe(Effect.annotateLogs({ call: call.id, leaf }))
+  return { call, chain }
+})
 

@@ -67,14 +67,16 @@ export const checkChainLinks = (chain: ReadonlyArray<CheckedWrit>, path = "chain
 /** Section 4's chain verification as an operation: the chain is an array (`malformed`) of at most 8
  * elements (`too_large`), each an object (`malformed`), not empty (`malformed`); every writ passes
  * section 6.1 in array order; then the links and `depth` (`checkChainLinks`). Expiry is separate. */
-export const verifyChain = (chain: unknown, path = "chain"): Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> =>
-  Effect.gen(function* () {
-    const elements = yield* chainShape<ObjectInput>(chain, path)
-    if (elements.length === 0) return yield* Effect.fail(writError("malformed", path, "a chain is not empty"))
-    const writs = yield* verifyChainWrits(elements, path)
-    yield* checkChainLinks(writs, path)
-    return writs
-  })
+export const verifyChain: (chain: unknown, path?: string) => Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> = Effect.fn(
+  "writ.verifyChain"
+)(function* (chain: unknown, path = "chain") {
+  const elements = yield* chainShape<ObjectInput>(chain, path)
+  if (elements.length === 0) return yield* Effect.fail(writError("malformed", path, "a chain is not empty"))
+  const writs = yield* verifyChainWrits(elements, path)
+  yield* Effect.annotateCurrentSpan({ "writ.leaf": writs[writs.length - 1].id, "writ.chain_length": writs.length })
+  yield* checkChainLinks(writs, path)
+  return writs
+})
 
 /** Section 12 ("Time"): a root whose `exp` is more than 24 hours ahead is refused by default. */
 export const DEFAULT_ROOT_LIFETIME_SECONDS = 86_400

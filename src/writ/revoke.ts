@@ -76,8 +76,8 @@ export interface VerifiedRevoke {
 export const checkRevoke = (input: ObjectInput, path = ""): Effect.Effect<CheckedRevoke, WritError> => checkObject(revokeSpec, input, path)
 
 /** Section 9.1, in its order (which is section 7 steps 1 to 3 for a call). */
-export const verifyRevoke = (input: ObjectInput, path = ""): Effect.Effect<VerifiedRevoke, WritError> =>
-  Effect.gen(function* () {
+export const verifyRevoke: (input: ObjectInput, path?: string) => Effect.Effect<VerifiedRevoke, WritError> = Effect.fn("writ.verifyRevoke")(
+  function* (input: ObjectInput, path = "") {
     // 1. Section 6.1 steps 1 to 5.
     const r = yield* checkRevoke(input, path)
     const chainPath = path === "" ? "chain" : `${path}.chain`
@@ -97,7 +97,8 @@ export const verifyRevoke = (input: ObjectInput, path = ""): Effect.Effect<Verif
       }
     }
     return { revoke: r, chain }
-  })
+  }
+)
 
 /** Whether a revoke covers a chain (section 9.4 step 6, section 7 step 7): it names a writ in the
  * chain, or it is key-wide and a writ in the chain was issued by its `iss`. */

@@ -329,12 +329,9 @@ export const checkTallyTree = (
   })
 
 /** Section 6.2 in full: the verdict for tally `input` answering the call described by `ctx`. */
-export const verifyTallyTree = (
-  input: ObjectInput,
-  ctx: TallyContext,
-  body?: BodyInput | undefined
-): Effect.Effect<TallyResult> =>
-  Effect.gen(function* () {
+export const verifyTallyTree: (input: ObjectInput, ctx: TallyContext, body?: BodyInput | undefined) => Effect.Effect<TallyResult> = Effect.fn(
+  "writ.verifyTallyTree"
+)(function* (input: ObjectInput, ctx: TallyContext, body?: BodyInput | undefined) {
     const w = ctx.chain[ctx.chain.length - 1]
     // 1. T passes section 6.1 with signer W.hld; a failure makes T `unverifiable`.
     const t = yield* Effect.either(verifyTallyObject(input, w.value.hld))
@@ -343,7 +340,7 @@ export const verifyTallyTree = (
     const rest = yield* Effect.either(checkTallyTree(t.right, ctx, body))
     if (Either.isLeft(rest)) return { verdict: "signed_unauthorized" as const, error: rest.left }
     return { verdict: "valid" as const, tally: t.right }
-  })
+})
 
 /** Section 6.2 as a failing Effect: succeeds with the tally when `valid`. */
 export const verifyTally = (

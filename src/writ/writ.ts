@@ -68,5 +68,8 @@ export type CheckedWrit = Checked<Writ>
 export const checkWrit = (input: ObjectInput, path = ""): Effect.Effect<CheckedWrit, WritError> => checkObject(writSpec, input, path)
 
 /** Section 6.1 on a writ: steps 1 to 6, signed by `iss`. */
-export const verifyWrit = (input: ObjectInput, path = ""): Effect.Effect<CheckedWrit, WritError> =>
-  verifyObject(writSpec, input, (w) => w.iss, path)
+export const verifyWrit: (input: ObjectInput, path?: string) => Effect.Effect<CheckedWrit, WritError> = Effect.fn("writ.verifyWrit")(
+  function* (input: ObjectInput, path = "") {
+    return yield* verifyObject(writSpec, input, (w) => w.iss, path)
+  }
+)

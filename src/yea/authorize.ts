@@ -53,8 +53,10 @@ interface Refusal {
 const needOf = (fs: ReadonlyArray<CaveatFailure>) => fs.map((f) => f.caveat)
 
 /** Runs §6.4 for every grant until one authorizes the request (§6.6). */
-export const authorize = <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>): Effect.Effect<Authorized, YeaError | E, R> =>
-  Effect.gen(function* () {
+export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>) => Effect.Effect<Authorized, YeaError | E, R> = Effect.fn(
+  "yea.authorize"
+)(
+  function* <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>) {
     const now = yield* unixSeconds
     const ctx: CaveatContext = { ...input.request, now }
     if (input.grants.length === 0) return yield* Effect.fail(yeaError("unauthorized", "the request carries no grant"))
@@ -91,7 +93,8 @@ export const authorize = <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R
       }
     }
     return yield* Effect.fail(best!.error)
-  })
+  }
+)
 
 // ---------------------------------------------------------------------------------------------
 // Totals in the accounting core
