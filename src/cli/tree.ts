@@ -54,7 +54,9 @@ export const tree: ReadonlyArray<Entry> = [
     name: "yea",
     description: "YEA: grants, proofs, Lens and the conformance runner",
     subcommands: [
-      { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) }
+      { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
+      { name: "serve", description: "Serve an example service (calendar, shop) on yea://, the HTTP bridge or stdio", load: () => import("./yea-serve.js").then((m) => m.yeaServeCommand) },
+      { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) }
     ]
   },
   {

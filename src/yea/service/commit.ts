@@ -189,7 +189,7 @@ export const undo = (env: Env, req: Request & { readonly frame: UndoFrame }) =>
       id: yield* newId("r_"),
       proposal: rec.proposal,
       capability: receipt.capability,
-      summary: `Undo: ${receipt.summary}`,
+      summary: receipt.summary,
       at: now,
       effects: [],
       undo: null,
