@@ -5,7 +5,8 @@
 // cannot be written gets a signed `failed` tally with that code and runs nothing; a call whose
 // final tally cannot be written is answered pending. Each is logged and audited.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Logger } from "effect"
 import { Atomic, type AtomicService, Reservations } from "../../src/accounting/reservations.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { verifyTallyObject } from "../../src/writ/tally.js"
@@ -125,3 +126,40 @@ for (const kind of kinds) {
     })
   }
 }
+
+// The same against a real SQLite store that refuses every write (query_only: SQLite's own
+// "attempt to write a readonly database"), then works again: nothing mocked below the store.
+describe("a real SQLite store that refuses writes", () => {
+  it.scoped("a revoke is answered with the executor's code and honored after writes work again; a call is refused signed", () =>
+    Effect.gen(function*() {
+      const d = yield* openDurable("sqlite")
+      const sql = Context.get(d.context() as unknown as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
+      const app = scripted(() => Effect.succeed(ok()))
+      const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+      const [w1, w2] = chain()
+      yield* sql.unsafe("PRAGMA query_only = ON")
+      expect(yield* ex.revoke(revoke(A, []))).toEqual({ _tag: "unsaved", code: STORE_UNAVAILABLE })
+      const refused = tallyOf(yield* ex.call(call(B, [w1, w2], "travel/x")))
+      expect(refused.err).toEqual({ code: "revoked" })
+      yield* sql.unsafe("PRAGMA query_only = OFF")
+      // Writes work again; the unsaved revoke is still honored in this process (section 9).
+      expect(tallyOf(yield* ex.call(call(B, [w1, w2], "travel/y"))).err).toEqual({ code: "revoked" })
+      expect(app.log.length).toBe(0)
+    }).pipe(Effect.withClock(settable().clock)))
+
+  it.scoped("a call whose steps 9 and 10 cannot be written is refused with a signed store_unavailable tally", () =>
+    Effect.gen(function*() {
+      const d = yield* openDurable("sqlite")
+      const sql = Context.get(d.context() as unknown as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
+      const app = scripted(() => Effect.succeed(ok()))
+      const ex = yield* rig(d.context(), { executorKey: E, accept: [A], app: app.service })
+      const [w1, w2] = chain()
+      yield* sql.unsafe("PRAGMA query_only = ON")
+      const refused = tallyOf(yield* ex.call(call(B, [w1, w2], "travel/x")))
+      expect([refused.st, refused.err]).toEqual(["failed", { code: STORE_UNAVAILABLE }])
+      yield* verifyTallyObject(refused, E.did)
+      expect(app.log.length).toBe(0)
+      yield* sql.unsafe("PRAGMA query_only = OFF")
+      expect(tallyOf(yield* ex.call(call(B, [w1, w2], "travel/x"))).st).toBe("ok")
+    }).pipe(Effect.withClock(settable().clock)))
+})

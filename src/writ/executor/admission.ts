@@ -90,12 +90,14 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
         ))
     )
     const leaf = chain[chain.length - 1]
+    yield* Effect.annotateCurrentSpan({ call: checked.id, leaf: leaf.id, op: K.op.slice(0, 256) })
     const fullAudit: AuditBase = { ...baseAudit, root: chain[0].value.iss, leaf: leaf.id }
     const answered = (answer: CallAnswer, outcome?: string) =>
       Effect.map(auditAnswer(env, fullAudit, answer, outcome), (answer) => ({ _tag: "answered", answer }) as const)
     const sign = signWith(env)
 
     return yield* admitChecked(env, checked, chain, now, peer).pipe(
+      Effect.annotateLogs({ call: checked.id, leaf: leaf.id }),
       Effect.flatMap((found): Effect.Effect<Admission> => {
         switch (found._tag) {
           case "final":

@@ -67,7 +67,9 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
     // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
     // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
     // that races its stop signal (section 9.1) must still be able to interrupt the loser.
+    // Every log line of the accepted work names the call and its leaf writ.
     const work = yield* FiberSet.run(state.work, Effect.interruptible(perform(env, admitted)).pipe(
+      Effect.annotateLogs({ call: accepted.call, leaf: accepted.leaf }),
       Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
     ))
     const answer = yield* Fiber.join(work)
@@ -101,11 +103,16 @@ export const makeExecutorWith = (
     )
     return {
       did: env.did,
-      call: (input, peer) => owned(env, call(env, input, peer)),
-      revoke: (input, peer, intake) => owned(env, revoke(env, input, peer, intake)),
+      // Spans named after the entry points, so a trace shows where a call's time goes.
+      call: Effect.fn("writ.executor.call")(function*(input: ObjectInput, peer?: Peer) {
+        return yield* owned(env, call(env, input, peer))
+      }),
+      revoke: Effect.fn("writ.executor.revoke")(function*(input: ObjectInput, peer?: Peer, intake?: RevokeIntake) {
+        return yield* owned(env, revoke(env, input, peer, intake))
+      }),
       refused: (kind, reason, peer = Peer.none) =>
         Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
-      recover: owned(env, recover(env))
+      recover: owned(env, recover(env)).pipe(Effect.withSpan("writ.executor.recover"))
     }
   })
 

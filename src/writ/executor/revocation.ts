@@ -69,6 +69,7 @@ export const revoke = (
     )
     const r = verified.revoke
     const { writ, iss } = r.value
+    yield* Effect.annotateCurrentSpan({ revoke: r.id, writ })
     const rchain = verified.chain
     const covers = (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
       writ === "*" ? issuers.includes(iss) : chain.includes(writ)
