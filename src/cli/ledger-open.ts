@@ -2,6 +2,7 @@
 //   FILE.db / FILE.sqlite            the embedded SQLite store (several processes may write);
 //   postgres://...#SCHEMA            PostgreSQL, for many workers (the schema isolates a deployment);
 // and the Layers that open it: Reservations, Atomic, the LedgerStore and, once created, the writer.
+import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
@@ -35,9 +36,9 @@ export interface OpenOptions {
   readonly maxConnections?: number
 }
 
-export type LedgerStores = Reservations | Atomic | LedgerStore
+export type LedgerStores = Reservations | Atomic | LedgerStore | SqlClient.SqlClient
 
-/** Reservations, Atomic and the LedgerStore of the ledger at `where`. */
+/** Reservations, Atomic, the LedgerStore and the SqlClient of the ledger at `where`. */
 export const openStores = (where: LedgerLocation, options: OpenOptions = {}): Layer.Layer<LedgerStores, StoreError> => {
   const ledger = options.ledger ?? "default"
   if (where.store === "sqlite") {

@@ -1,0 +1,54 @@
+// `npm run bench -- ledger [--n N]`: guarded actions per second on SQLite (one file, synchronous
+// normal), beside a one-row transaction on the same file measured in the same run, as a ratio.
+// A guarded action here is the whole guard: policy, one reserve with its action, decision and
+// reservation lines in one transaction, the run, and one commit with its settlement line.
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Atomic } from "../../src/accounting/reservations.js"
+import { openLedger, openStores } from "../../src/cli/ledger-open.js"
+import { createLedger, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
+
+const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt
+}
+
+const timed = <E, R>(n: number, concurrency: number, op: (i: number) => Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function*() {
+    const t0 = performance.now()
+    yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), op, { concurrency, discard: true })
+    return n / ((performance.now() - t0) / 1000)
+  })
+
+export const run = async (args: ReadonlyArray<string>) => {
+  const n = flag(args, "n", 2000)
+  const dir = mkdtempSync(join(tmpdir(), "mandate-bench-ledger-"))
+  const where = { store: "sqlite", file: join(dir, "ledger.db") } as const
+  try {
+    await Effect.runPromise(Effect.provide(createLedger({ ledger: "bench", mode: "local_full", key: undefined }), openStores(where, { ledger: "bench" })))
+    const report = await Effect.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const atomic = yield* Atomic
+      yield* sql.unsafe("CREATE TABLE IF NOT EXISTS bench_rows (id TEXT PRIMARY KEY)")
+      const oneRow = yield* timed(n, 1, (i) => atomic.transaction(sql`INSERT INTO bench_rows (id) VALUES (${`r-${i}`})`))
+      const guard = yield* makeGuard({ mode: "enforce", policy: usdBudget("1000000" as Usd), namespace: "bench", runId: "bench", owner: "bench" })
+      const guarded = (prefix: string) => (i: number) =>
+        guard.guard(
+          { id: `${prefix}-${i}`, kind: "llm", metadata: { i }, estimate: { tokens: 10, usd: "0.01" as Usd, latency_ms: 0, risk: 0 } },
+          Effect.succeed({ value: i, actual: { tokens: 8, usd: "0.008" as Usd, latency_ms: 0, risk: 0 } })
+        )
+      const seq = yield* timed(n, 1, guarded("s"))
+      const par = yield* timed(n, 16, guarded("p"))
+      return { oneRow, seq, par }
+    }).pipe(Effect.provide(openLedger(where, { ledger: "bench", synchronous: "normal" }))))
+    console.log(`SQLite (synchronous normal), n = ${n}: baseline 1-row tx ${report.oneRow.toFixed(0)}/s`)
+    for (const [label, rate] of [["guarded, 1 in flight", report.seq], ["guarded, 16 in flight", report.par]] as const) {
+      console.log(`  ${label.padEnd(24)} ${rate.toFixed(0).padStart(7)}/s  (ratio to 1-row tx ${(rate / report.oneRow).toFixed(3)})`)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
