@@ -16,7 +16,7 @@ import { yeaError, type YeaError } from "../reason.js"
 import { type Receipt, undoRequest } from "../receipt.js"
 import { type CommitRecord, type ProposalRecord, YeaCommits, YeaProposals } from "../state.js"
 import type { CommitContext, IntentSpec } from "./define.js"
-import { authorizeGrants, type Env, newId, nowSeconds, type Request, type StateContext, storeFailure } from "./env.js"
+import { authorizeGrants, type Env, found, newId, nowSeconds, type Request, type StateContext, storeFailure } from "./env.js"
 
 const reservationId = (env: Env, proposal: string) => `yea/commit/${env.spec.id}/${proposal}`
 
@@ -95,11 +95,7 @@ export const commit = (env: Env, req: Request & { readonly frame: CommitFrame })
       return yield* Effect.fail(yeaError("unauthorized", "COMMIT needs grants and a proof (§3)"))
     }
     const proof = req.proof.value
-    const record = yield* Effect.flatMap(YeaProposals, (s) => s.get(frame.proposal)).pipe(
-      Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))),
-      Effect.flatten,
-      Effect.catchTag("NoSuchElementException", () => Effect.fail(yeaError("not_found", `no proposal ${frame.proposal}`)))
-    )
+    const record = yield* found(Effect.flatMap(YeaProposals, (s) => s.get(frame.proposal)), `no proposal ${frame.proposal}`)
     // §4.4 "Who may commit": only the key whose verified proof was on the INTENT.
     if (record.requester === undefined) return yield* Effect.fail(yeaError("forbidden", "a proposal from an INTENT without a proof can't be committed"))
     if (record.requester !== proof.key) return yield* Effect.fail(yeaError("forbidden", "this proposal was made for another agent"))
@@ -155,11 +151,7 @@ export const undo = (env: Env, req: Request & { readonly frame: UndoFrame }) =>
     }
     const proof = req.proof.value
     const commits = yield* YeaCommits
-    const rec = yield* commits.byReceipt(frame.receipt).pipe(
-      Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))),
-      Effect.flatten,
-      Effect.catchTag("NoSuchElementException", () => Effect.fail(yeaError("not_found", `no receipt ${frame.receipt}`)))
-    )
+    const rec = yield* found(commits.byReceipt(frame.receipt), `no receipt ${frame.receipt}`)
     const receipt = rec.receipt!
     // §4.5, §6.3: `can` against the receipt's capability, a grant of the commit's principal.
     yield* authorizeGrants(env, frame, proof, undoRequest(receipt, env.spec.id), { principal: rec.principal })

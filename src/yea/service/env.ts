@@ -73,3 +73,10 @@ export const authorizeGrants = (
 
 /** Maps a store failure to `unavailable` (§7): the request may be retried. */
 export const storeFailure = (e: { readonly message: string }): YeaError => yeaError("unavailable", `store: ${e.message}`, { retry: 1 })
+
+/** A store lookup that must find its record: a store failure is `unavailable`, none is `not_found`. */
+export const found = <A, R>(lookup: Effect.Effect<Option.Option<A>, { readonly _tag: "StoreError"; readonly message: string }, R>, missing: string): Effect.Effect<A, YeaError, R> =>
+  lookup.pipe(
+    Effect.mapError(storeFailure),
+    Effect.flatMap((o) => (Option.isSome(o) ? Effect.succeed(o.value) : Effect.fail(yeaError("not_found", missing))))
+  )

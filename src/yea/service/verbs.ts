@@ -9,7 +9,7 @@ import { yeaError, type YeaError } from "../reason.js"
 import { type ProposalRecord, YeaAutoMemory, YeaHandles, YeaProposals } from "../state.js"
 import { capabilityEntry, type CapabilitySpec, type HandlerContext, type Plan } from "./define.js"
 import { tryAutoCommit } from "./commit.js"
-import { authorizeGrants, type Env, newId, nowSeconds, type Request, storeFailure } from "./env.js"
+import { authorizeGrants, type Env, found, newId, nowSeconds, type Request, storeFailure } from "./env.js"
 
 /** §4.3.1: a service remembers an auto frame at least 900 s after the later of arrival and proof.ts. */
 export const AUTO_MEMORY_SECONDS = 900
@@ -148,11 +148,7 @@ export const HANDLE_SECONDS = 900
 export const expandVerb = (env: Env, req: Request & { readonly frame: ExpandFrame }, budget: number) =>
   Effect.gen(function* () {
     const handles = yield* YeaHandles
-    const rec = yield* handles.get(req.frame.handle).pipe(
-      Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))),
-      Effect.flatten,
-      Effect.catchTag("NoSuchElementException", () => Effect.fail(yeaError("not_found", `no handle ${req.frame.handle}`)))
-    )
+    const rec = yield* found(handles.get(req.frame.handle), `no handle ${req.frame.handle}`)
     const now = yield* nowSeconds
     if (now >= rec.expires) return yield* Effect.fail(yeaError("expired", "the handle has expired"))
     if (rec.holder !== undefined && (Option.isNone(req.proof) || req.proof.value.key !== rec.holder)) {
