@@ -1,6 +1,6 @@
 // The wire Schemas and the section 6.1 checks describe the same objects: everything the checks
 // accept decodes under the Schema, and encodes back to the same canonical bytes.
-import { Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { Ack, AckBody } from "../../src/writ/ack.js"
 import { Call } from "../../src/writ/call.js"
@@ -20,17 +20,18 @@ const roundTrip = <A, I>(s: Schema.Schema<A, I>, json: unknown) => {
 
 describe("wire Schemas", () => {
   const w = world()
-  it("decode and re-encode every issued object unchanged", () => {
-    roundTrip(Writ, w.root.writ)
-    roundTrip(Writ, w.child.writ)
-    roundTrip(Call, w.call.call.json)
-    roundTrip(Tally, tallyFor(w).json)
-    const rv = run(as(A)(makeRevoke({ chain: w.child.chain }))).revoke
-    roundTrip(Revoke, rv.json)
-    const a = run(as(C)(makeAck({ revoke: rv.id, rcv: EXP - 1, body: { held: [], open: [] } })))
-    roundTrip(Ack, a.ack.json)
-    roundTrip(AckBody, a.body)
-  })
+  it.effect("decode and re-encode every issued object unchanged", () =>
+    Effect.gen(function* () {
+      roundTrip(Writ, w.root.writ)
+      roundTrip(Writ, w.child.writ)
+      roundTrip(Call, w.call.call.json)
+      roundTrip(Tally, tallyFor(w).json)
+      const rv = (yield* as(A)(makeRevoke({ chain: w.child.chain }))).revoke
+      roundTrip(Revoke, rv.json)
+      const a = (yield* as(C)(makeAck({ revoke: rv.id, rcv: EXP - 1, body: { held: [], open: [] } })))
+      roundTrip(Ack, a.ack.json)
+      roundTrip(AckBody, a.body)
+    }))
   it("reject what the checks reject", () => {
     expect(Either.isLeft(Schema.decodeUnknownEither(Writ)({ ...w.root.writ, hld: "did:web:x" }))).toBe(true)
     expect(Either.isLeft(Schema.decodeUnknownEither(Writ)({ ...w.root.writ, bnd: { act: { t: "glob", v: 1 } } }))).toBe(true)

@@ -88,23 +88,25 @@ describe("section 6.2: tally trees", () => {
     expect(verdict(bTally(), { pnr: "P2" })).toBe("signed_unauthorized tally_mismatch")
     expect(verdict(bTally({ body: undefined }), { pnr: "P1" })).toBe("signed_unauthorized tally_mismatch")
   })
-  it("a standing operation's tally is not bound to exp", () => {
-    const undo = run(as(A)(makeCall({ chain: w.root.chain, op: "sys/undo", args: {} })))
-    const t = signAs(B, { call: undo.call.id, writ: w.root.id, op: "sys/undo", acc: EXP + 50, st: "ok", used: {}, rev: null })
-    const r = Effect.runSync(verifyTallyTree(t.json, { callId: undo.call.id, op: "sys/undo", chain: rootChain }))
-    expect(r.verdict).toBe("valid")
-  })
-  it("depth applies to wrt, and the issuing API refuses such a child", () => {
-    const rootD = run(as(A)(issueRoot({ hld: keyOf(B), bnd: { act: { t: "prefix", v: "travel" }, depth: { t: "max", v: 0 } }, exp: EXP })))
-    const held = run(as(B)(holdChain(rootD.chain)))
-    expect(reason(as(B)(delegate(held, { hld: keyOf(C) })))).toBe("not_narrowed")
-    // A child signed anyway (by B's key directly) and listed in wrt.
-    const kid = resign("writ", { ...(w.child.writ as unknown as JsonObject), prv: rootD.id, bnd: { act: { t: "prefix", v: "travel" }, depth: { t: "max", v: 0 } } }, B)
-    const call = run(as(A)(makeCall({ chain: rootD.chain, op: "travel/x", args: {} })))
-    const t = signAs(B, { call: call.call.id, writ: rootD.id, op: "travel/x", acc: EXP - 5, st: "ok", used: {}, rev: null, wrt: [kid] })
-    const r = Effect.runSync(verifyTallyTree(t.json, { callId: call.call.id, op: "travel/x", chain: run(verifyChain(rootD.chain)) }))
-    expect(r.verdict === "valid" ? "valid" : `${r.verdict} ${r.error.reason}`).toBe("signed_unauthorized not_narrowed")
-  })
+  it.effect("a standing operation's tally is not bound to exp", () =>
+    Effect.gen(function* () {
+      const undo = (yield* as(A)(makeCall({ chain: w.root.chain, op: "sys/undo", args: {} })))
+      const t = signAs(B, { call: undo.call.id, writ: w.root.id, op: "sys/undo", acc: EXP + 50, st: "ok", used: {}, rev: null })
+      const r = Effect.runSync(verifyTallyTree(t.json, { callId: undo.call.id, op: "sys/undo", chain: rootChain }))
+      expect(r.verdict).toBe("valid")
+    }))
+  it.effect("depth applies to wrt, and the issuing API refuses such a child", () =>
+    Effect.gen(function* () {
+      const rootD = (yield* as(A)(issueRoot({ hld: keyOf(B), bnd: { act: { t: "prefix", v: "travel" }, depth: { t: "max", v: 0 } }, exp: EXP })))
+      const held = (yield* as(B)(holdChain(rootD.chain)))
+      expect(reason(as(B)(delegate(held, { hld: keyOf(C) })))).toBe("not_narrowed")
+      // A child signed anyway (by B's key directly) and listed in wrt.
+      const kid = resign("writ", { ...(w.child.writ as unknown as JsonObject), prv: rootD.id, bnd: { act: { t: "prefix", v: "travel" }, depth: { t: "max", v: 0 } } }, B)
+      const call = (yield* as(A)(makeCall({ chain: rootD.chain, op: "travel/x", args: {} })))
+      const t = signAs(B, { call: call.call.id, writ: rootD.id, op: "travel/x", acc: EXP - 5, st: "ok", used: {}, rev: null, wrt: [kid] })
+      const r = Effect.runSync(verifyTallyTree(t.json, { callId: call.call.id, op: "travel/x", chain: (yield* verifyChain(rootD.chain)) }))
+      expect(r.verdict === "valid" ? "valid" : `${r.verdict} ${r.error.reason}`).toBe("signed_unauthorized not_narrowed")
+    }))
   it("issuing refuses to sign a sub that is not a tally or a wrt that is not a writ (malformed)", () => {
     const refused = (over: Partial<TallyParams>) =>
       Effect.runSync(Effect.flip(Effect.provide(signTally({ call: rootCall.call.id, writ: w.root.id, op: "travel/book", acc: EXP - 2000, st: "ok", ...over }), Signer.fromSeed(seed(B)))))
@@ -163,22 +165,23 @@ describe("section 9.4: checking a tally against an ack", () => {
     // held names the call with another tally: not accounted for.
     expect(check(ackOf({ held: [{ call: tC.value.call, tally: identity(w.root.writ as never) }], open: [] }), tC.json)).toBe("revoked")
   })
-  it("says nothing about refusals, standing work, other signers, writs expired before rcv, uncovered chains", () => {
-    const refusal = signAs(C, { ...subParams(), st: "failed", err: { code: "revoked" }, used: {} })
-    expect(check(empty, refusal.json)).toBe("accept")
-    const consumed = signAs(C, { ...subParams(), st: "failed", err: { code: "x" }, used: { amount: 1 } })
-    expect(check(empty, consumed.json)).toBe("revoked")
-    const standing = signAs(C, { ...subParams(), op: "sys/undo" })
-    expect(check(empty, standing.json)).toBe("accept")
-    expect(check(ackOf({ held: [], open: [] }, EXP - 100), tC.json)).toBe("accept")
-    const other = ackOf({ held: [], open: [] }, EXP - 500, X)
-    expect(check(other, tC.json)).toBe("accept")
-    // A revoke of a sibling writ (another child of the root) does not cover the chain.
-    const sib = run(as(B)(delegate(w.heldByB, { hld: keyOf(X) })))
-    const rs = run(as(A)(makeRevoke({ chain: sib.chain }))).revoke
-    const a = run(as(C)(makeAck({ revoke: rs.id, rcv: EXP - 500, body: { held: [], open: [] } })))
-    expect(reason(checkAck({ revoke: rs.json, ack: a.ack.json, body: { value: a.body as unknown as Json }, chain: w.child.chain, tally: tC.json }))).toBe("accept")
-  })
+  it.effect("says nothing about refusals, standing work, other signers, writs expired before rcv, uncovered chains", () =>
+    Effect.gen(function* () {
+      const refusal = signAs(C, { ...subParams(), st: "failed", err: { code: "revoked" }, used: {} })
+      expect(check(empty, refusal.json)).toBe("accept")
+      const consumed = signAs(C, { ...subParams(), st: "failed", err: { code: "x" }, used: { amount: 1 } })
+      expect(check(empty, consumed.json)).toBe("revoked")
+      const standing = signAs(C, { ...subParams(), op: "sys/undo" })
+      expect(check(empty, standing.json)).toBe("accept")
+      expect(check(ackOf({ held: [], open: [] }, EXP - 100), tC.json)).toBe("accept")
+      const other = ackOf({ held: [], open: [] }, EXP - 500, X)
+      expect(check(other, tC.json)).toBe("accept")
+      // A revoke of a sibling writ (another child of the root) does not cover the chain.
+      const sib = (yield* as(B)(delegate(w.heldByB, { hld: keyOf(X) })))
+      const rs = (yield* as(A)(makeRevoke({ chain: sib.chain }))).revoke
+      const a = (yield* as(C)(makeAck({ revoke: rs.id, rcv: EXP - 500, body: { held: [], open: [] } })))
+      expect(reason(checkAck({ revoke: rs.json, ack: a.ack.json, body: { value: a.body as unknown as Json }, chain: w.child.chain, tally: tC.json }))).toBe("accept")
+    }))
   it.each([
     ["a bad revoke first", () => ({ revoke: { ...rv.json, iss: keyOf(X) } }), "bad_signature"],
     ["an ack of another typ", () => ({ ack: resign("ack", { ...empty.ack.json, typ: "tally" }, C) }), "wrong_type"],
@@ -192,12 +195,13 @@ describe("section 9.4: checking a tally against an ack", () => {
     ["a tally signed by another key", () => ({ tally: resign("tally", tC.json, X) }), "bad_signature"],
     ["a tally for another writ", () => ({ tally: signAs(C, { ...subParams(), writ: w.root.id }).json }), "tally_mismatch"]
   ])("%s", (_n, over, expected) => expect(check(empty, tC.json, over())).toBe(expected))
-  it("a key-wide revoke covers the writs its key issued", () => {
-    const kw = run(as(B)(makeRevoke({ writ: "*" }))).revoke
-    const a = run(as(C)(makeAck({ revoke: kw.id, rcv: EXP - 500, body: { held: [], open: [] } })))
-    expect(reason(checkAck({ revoke: kw.json, ack: a.ack.json, body: { value: a.body as unknown as Json }, chain: w.child.chain, tally: tC.json }))).toBe("revoked")
-    const ka = run(as(X)(makeRevoke({ writ: "*" }))).revoke
-    const b = run(as(C)(makeAck({ revoke: ka.id, rcv: EXP - 500, body: { held: [], open: [] } })))
-    expect(reason(checkAck({ revoke: ka.json, ack: b.ack.json, body: { value: b.body as unknown as Json }, chain: w.child.chain, tally: tC.json }))).toBe("accept")
-  })
+  it.effect("a key-wide revoke covers the writs its key issued", () =>
+    Effect.gen(function* () {
+      const kw = (yield* as(B)(makeRevoke({ writ: "*" }))).revoke
+      const a = (yield* as(C)(makeAck({ revoke: kw.id, rcv: EXP - 500, body: { held: [], open: [] } })))
+      expect(reason(checkAck({ revoke: kw.json, ack: a.ack.json, body: { value: a.body as unknown as Json }, chain: w.child.chain, tally: tC.json }))).toBe("revoked")
+      const ka = (yield* as(X)(makeRevoke({ writ: "*" }))).revoke
+      const b = (yield* as(C)(makeAck({ revoke: ka.id, rcv: EXP - 500, body: { held: [], open: [] } })))
+      expect(reason(checkAck({ revoke: ka.json, ack: b.ack.json, body: { value: b.body as unknown as Json }, chain: w.child.chain, tally: tC.json }))).toBe("accept")
+    }))
 })
