@@ -3,7 +3,7 @@
 // node:crypto Ed25519 verifies per second measured in the same run, as a ratio.
 //
 //   fresh   every verification sees writs it has never seen: the verified-signature cache in
-//           src/writ/verify.ts (keyed by type, identity and signer; the identity is the hash of the
+//           the VerificationCache service (keyed by type, identity and signer; the identity is the hash of the
 //           canonical object, `sig` included) always misses, so each writ costs a signature check.
 //   reused  the same chain again and again: every signature is a cache hit, so what remains is
 //           reading each writ (section 6.1 steps 1 to 5), its canonical form and SHA-256 identity,
@@ -17,6 +17,7 @@ import { Effect } from "effect"
 import { child, hashOf, key, signingInput, writ, type Obj } from "../../test/support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import type { Json } from "../../src/kernel/json.js"
+import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../../src/kernel/verification-cache.js"
 
 const LENGTHS = [1, 2, 4, 8] as const
 const KEYS = Array.from({ length: 9 }, (_, i) => key(`bench-link${i}`))
@@ -36,8 +37,11 @@ const chainOf = (n: number, c: number): Array<Obj> => {
   return out
 }
 
+// One cache for the run, as an executor owns one (src/kernel/verification-cache.ts).
+const cache = VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES })
+
 const verifyOnce = (chain: ReadonlyArray<Obj>): void => {
-  Effect.runSync(verifyChain(chain as unknown as ReadonlyArray<Json>))
+  Effect.runSync(Effect.provideService(verifyChain(chain as unknown as ReadonlyArray<Json>), VerificationCache, cache))
 }
 
 /** Operations per second of `op`, run until `ms` have passed or `limit` operations are done. */

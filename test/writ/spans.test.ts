@@ -5,10 +5,11 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { verifyCall } from "../../src/writ/call.js"
+import { verifyChain } from "../../src/writ/chain.js"
 import { world } from "./fixtures.js"
 
 describe("spans on the Writ entry points (issue 12 item 7)", () => {
-  it.live("verifyCall is a span holding the chain's writs, with the call and leaf as attributes", () => {
+  it.live("verifyCall and verifyChain are spans, with the call and leaf as attributes", () => {
     const w = world()
     const exporter = new InMemorySpanExporter()
     return Effect.gen(function* () {
@@ -17,8 +18,10 @@ describe("spans on the Writ entry points (issue 12 item 7)", () => {
       const call = spans.find((s) => s.name === "writ.verifyCall")
       expect(call?.attributes["writ.call"]).toBe(w.call.call.id)
       expect(call?.attributes["writ.leaf"]).toBe(w.child.id)
-      const writs = spans.filter((s) => s.name === "writ.verifyWrit" && s.parentSpanContext?.spanId === call?.spanContext().spanId)
-      expect(writs.length).toBe(w.child.chain.length)
+      yield* verifyChain(w.child.chain)
+      const chain = exporter.getFinishedSpans().find((s) => s.name === "writ.verifyChain")
+      expect(chain?.attributes["writ.leaf"]).toBe(w.child.id)
+      expect(chain?.attributes["writ.chain_length"]).toBe(w.child.chain.length)
     }).pipe(Effect.provide(NodeSdk.layer(() => ({ resource: { serviceName: "test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))))
   })
 })
