@@ -27,7 +27,7 @@ import { checkChild, checkDepth, verifyChain } from "./chain.js"
 import { type WritError, writError } from "./reason.js"
 import { type UnsignedRevoke, type VerifiedRevoke, verifyRevoke } from "./revoke.js"
 import { hashOf, signObject } from "./sign.js"
-import { type CheckedTally, checkTally, Tally, type TallyErr, type TallyRev, type TallyStatus, unsignedTally } from "./tally.js"
+import { type CheckedTally, checkTally, Tally, type TallyContent, unsignedTally } from "./tally.js"
 import { type AckBody, type CheckedAck, type UnsignedAck, verifyAck } from "./ack.js"
 import { type CheckedWrit, type UnsignedWrit, verifyWrit, Writ } from "./writ.js"
 
@@ -196,20 +196,9 @@ export const makeCall = (p: CallParams): Effect.Effect<VerifiedCall, WritError, 
 // ---------------------------------------------------------------------------------------------
 // Tallies.
 
-export interface TallyParams {
-  /** Identity of the call answered and of its leaf writ, and its op. */
-  readonly call: string
-  readonly writ: string
-  readonly op: string
-  readonly acc: number
-  readonly st: TallyStatus
-  /** Required unless `st` is ok. */
-  readonly err?: TallyErr | null
-  /** The result body, whose hash becomes `out`; absent means `out` null. */
-  readonly body?: Json
-  readonly used?: { readonly [k: string]: number }
-  readonly rev?: TallyRev | null
-  /** Sub-tallies and issued writs received as data: decoded by their Schemas (`malformed`). */
+/** A tally's content (section 6), with sub-tallies and issued writs received as data: decoded by
+ * their Schemas (`malformed`). */
+export type TallyParams = Omit<TallyContent, "sub" | "wrt"> & {
   readonly sub?: ReadonlyArray<Json>
   readonly wrt?: ReadonlyArray<Json>
 }
