@@ -6,57 +6,62 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { checkFile, runConformance, summarize } from "../../src/yea/conformance.js"
 import { repoRoot, sharedPath } from "../support/shared.js"
 import { agentKey, ask, issue, principalKey, NOW } from "./_helpers.js"
 
 const dir = sharedPath("reference", "yea", "conformance")
-const run = (d: string) => Effect.runPromise(runConformance(d).pipe(Effect.provide(NodeFileSystem.layer)))
+const run = (d: string) => runConformance(d).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe.skipIf(!dir)("published YEA conformance vectors", () => {
-  it("every case of every file except approval.json passes", async () => {
-    const files = await run(dir!)
-    const summary = summarize(files)
-    expect(summary.failures).toEqual([])
-    const ran = files.filter((f) => f.skipped === undefined).map((f) => f.file)
-    expect(ran).toEqual(["canonical.json", "hash.json", "keys.json", "proof.json", "printable.json", "lens.json", "uses.json", "grants.json"])
-    for (const f of files.filter((f) => f.skipped === undefined)) expect(f.cases.length).toBeGreaterThan(0)
-    expect(summary.skipped).toEqual(["approval.json: skipped (the MCP approval flow is out of scope here)"])
-    expect(summary.passed).toBeGreaterThan(150)
-  })
+  it.effect("every case of every file except approval.json passes", () =>
+    Effect.gen(function* () {
+      const files = yield* run(dir!)
+      const summary = summarize(files)
+      expect(summary.failures).toEqual([])
+      const ran = files.filter((f) => f.skipped === undefined).map((f) => f.file)
+      expect(ran).toEqual(["canonical.json", "hash.json", "keys.json", "proof.json", "printable.json", "lens.json", "uses.json", "grants.json"])
+      for (const f of files.filter((f) => f.skipped === undefined)) expect(f.cases.length).toBeGreaterThan(0)
+      expect(summary.skipped).toEqual(["approval.json: skipped (the MCP approval flow is out of scope here)"])
+      expect(summary.passed).toBeGreaterThan(150)
+    }))
 })
 
-const fail = (file: string, json: unknown) => Effect.runPromise(checkFile(file, json)).then((f) => summarize([f]))
+const fail = (file: string, json: unknown) => Effect.map(checkFile(file, json), (f) => summarize([f]))
 
 describe("the runner reports failures", () => {
-  it("canonical: a wrong expectation and a missed error", async () => {
-    const s = await fail("canonical.json", [
-      { name: "right", input: { b: 1, a: 2 }, canonical: '{"a":2,"b":1}' },
-      { name: "wrong", input: { b: 1, a: 2 }, canonical: '{"b":1,"a":2}' },
-      { name: "missed error", input: { s: "ok" }, error: true }
-    ])
-    expect([s.passed, s.failed]).toEqual([1, 2])
-    expect(s.failures[0]).toMatch(/^canonical\.json: wrong: /)
-    expect(s.failures[1]).toMatch(/^canonical\.json: missed error: /)
-  })
-  it("grants: an expectation the implementation does not meet", async () => {
-    const token = issue([{ svc: ["shop.example"] }])
-    const c = (name: string, expect: unknown) => ({ name, token, trusted: [principalKey], proofKey: agentKey, ctx: { ...ask(), now: NOW }, expect })
-    const s = await fail("grants.json", { cases: [c("ok", { ok: true }), c("claims forbidden", { ok: false, code: "forbidden" })] })
-    expect([s.passed, s.failed]).toEqual([1, 1])
-    expect(s.failures[0]).toMatch(/^grants\.json: claims forbidden: expected "forbidden", got ok/)
-  })
-  it("uses, keys, hash: malformed files and wrong answers fail", async () => {
-    expect((await fail("uses.json", { wellFormed: [] })).failed).toBe(1)
-    expect((await fail("uses.json", { quantities: [{ quantity: { amount: 5, scale: 1 }, lens: "5" }], wellFormed: [{ name: "x", uses: {}, valid: false }] })).failed).toBe(2)
-    expect((await fail("keys.json", [{ seed: "AAAA", public: "ed25519:x" }])).failed).toBe(1)
-    expect((await fail("hash.json", [{ name: "h", proposal: { id: "p" }, hash: "nope" }])).failed).toBe(1)
-  })
-  it("approval.json is skipped, counted neither as passed nor as failed", async () => {
-    const s = await fail("approval.json", { seeds: {} })
-    expect([s.passed, s.failed, s.skipped.length]).toEqual([0, 0, 1])
-  })
+  it.effect("canonical: a wrong expectation and a missed error", () =>
+    Effect.gen(function* () {
+      const s = yield* fail("canonical.json", [
+        { name: "right", input: { b: 1, a: 2 }, canonical: '{"a":2,"b":1}' },
+        { name: "wrong", input: { b: 1, a: 2 }, canonical: '{"b":1,"a":2}' },
+        { name: "missed error", input: { s: "ok" }, error: true }
+      ])
+      expect([s.passed, s.failed]).toEqual([1, 2])
+      expect(s.failures[0]).toMatch(/^canonical\.json: wrong: /)
+      expect(s.failures[1]).toMatch(/^canonical\.json: missed error: /)
+    }))
+  it.effect("grants: an expectation the implementation does not meet", () =>
+    Effect.gen(function* () {
+      const token = issue([{ svc: ["shop.example"] }])
+      const c = (name: string, expect: unknown) => ({ name, token, trusted: [principalKey], proofKey: agentKey, ctx: { ...ask(), now: NOW }, expect })
+      const s = yield* fail("grants.json", { cases: [c("ok", { ok: true }), c("claims forbidden", { ok: false, code: "forbidden" })] })
+      expect([s.passed, s.failed]).toEqual([1, 1])
+      expect(s.failures[0]).toMatch(/^grants\.json: claims forbidden: expected "forbidden", got ok/)
+    }))
+  it.effect("uses, keys, hash: malformed files and wrong answers fail", () =>
+    Effect.gen(function* () {
+      expect((yield* fail("uses.json", { wellFormed: [] })).failed).toBe(1)
+      expect((yield* fail("uses.json", { quantities: [{ quantity: { amount: 5, scale: 1 }, lens: "5" }], wellFormed: [{ name: "x", uses: {}, valid: false }] })).failed).toBe(2)
+      expect((yield* fail("keys.json", [{ seed: "AAAA", public: "ed25519:x" }])).failed).toBe(1)
+      expect((yield* fail("hash.json", [{ name: "h", proposal: { id: "p" }, hash: "nope" }])).failed).toBe(1)
+    }))
+  it.effect("approval.json is skipped, counted neither as passed nor as failed", () =>
+    Effect.gen(function* () {
+      const s = yield* fail("approval.json", { seeds: {} })
+      expect([s.passed, s.failed, s.skipped.length]).toEqual([0, 0, 1])
+    }))
 })
 
 describe("mandate yea conformance DIR", () => {

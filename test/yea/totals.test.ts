@@ -1,7 +1,7 @@
 // `total` limits through the accounting core's Reservations (SPEC §6.3): keyed by block id and
 // measure, reserved atomically before execution, released when execution fails, exact across scales.
 import { Effect, Either, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Reservations } from "../../src/accounting/reservations.js"
 import * as MemoryReservations from "../../src/store/memory/reservations.js"
 import { authorizeWithReservations, executeWithTotals, reserveTotals, totalKey, TOTAL_SCALE } from "../../src/yea/authorize.js"
@@ -24,11 +24,12 @@ const commitOnce = (rid: string, uses: unknown, run: Effect.Effect<string, strin
   Effect.flatMap(auth(uses), (a) => executeWithTotals(rid, a.draws, run))
 
 const used = Effect.flatMap(Reservations, (r) => r.used(totalKey(id, "spend")))
-const run = <A, E>(eff: Effect.Effect<A, E, Reservations>) => Effect.runPromise(Effect.provide(eff, MemoryReservations.layer))
+/** A fresh in-memory Reservations per test, so no test sees another's totals. */
+const run = <A, E>(eff: Effect.Effect<A, E, Reservations>) => Effect.provide(eff, MemoryReservations.layer)
 const scaled = (units: bigint, scale: number) => units * 10n ** BigInt(TOTAL_SCALE - scale)
 
 describe("total through Reservations", () => {
-  it("reserves and commits under yea/total/<block id>/<of>, at scale 18", () =>
+  it.effect("reserves and commits under yea/total/<block id>/<of>, at scale 18", () =>
     run(
       Effect.gen(function* () {
         expect(yield* commitOnce("c1", usd(2000, 2))).toBe("done")
@@ -36,7 +37,7 @@ describe("total through Reservations", () => {
         expect(totalKey(id, "spend")).toBe(`yea/total/${id}/spend`)
       })
     ))
-  it("adds values of any scale exactly and refuses what would pass the limit (consent_required)", () =>
+  it.effect("adds values of any scale exactly and refuses what would pass the limit (consent_required)", () =>
     run(
       Effect.gen(function* () {
         yield* commitOnce("c1", usd(20, 0)) // 20
@@ -47,7 +48,7 @@ describe("total through Reservations", () => {
         expect(yield* used).toBe(scaled(50n, 0))
       })
     ))
-  it("releases the reservation when execution fails", () =>
+  it.effect("releases the reservation when execution fails", () =>
     run(
       Effect.gen(function* () {
         const r = yield* Effect.either(commitOnce("c1", usd(4000, 2), Effect.fail("boom")))
@@ -57,7 +58,8 @@ describe("total through Reservations", () => {
         expect(yield* used).toBe(scaled(5000n, 2))
       })
     ))
-  it("releases the reservation when execution is interrupted", () =>
+  // Live clock: the forked execution must really start before it is interrupted.
+  it.live("releases the reservation when execution is interrupted", () =>
     run(
       Effect.gen(function* () {
         const a = yield* auth(usd(4000, 2))
@@ -69,7 +71,7 @@ describe("total through Reservations", () => {
         expect(yield* used).toBe(0n)
       })
     ))
-  it("two commits checked against the same total cannot both reserve past it", () =>
+  it.effect("two commits checked against the same total cannot both reserve past it", () =>
     run(
       Effect.gen(function* () {
         // Both pass the check (nothing used yet); the atomic reservation lets only one through.
@@ -82,7 +84,7 @@ describe("total through Reservations", () => {
         expect(yield* used).toBe(scaled(3000n, 2))
       })
     ))
-  it("nothing is reserved when the proposal does not report the measure", () =>
+  it.effect("nothing is reserved when the proposal does not report the measure", () =>
     run(
       Effect.gen(function* () {
         const a = yield* auth({ emails: { amount: 3 } })
@@ -91,7 +93,7 @@ describe("total through Reservations", () => {
         expect(yield* used).toBe(0n)
       })
     ))
-  it("a delegated block's total is counted under its own block id", () =>
+  it.effect("a delegated block's total is counted under its own block id", () =>
     run(
       Effect.gen(function* () {
         yield* commitOnce("c1", usd(1000, 2))
