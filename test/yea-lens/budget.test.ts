@@ -1,6 +1,6 @@
 // Budget fitting (SPEC §8), More entries and EXPAND slices.
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { RandomBytes } from "../../src/kernel/services.js"
 import { type Elided, STRING_KEEP, fitReply, fitReplyEffect } from "../../src/yea/lens/budget.js"
 import { est } from "../../src/yea/lens/estimate.js"
@@ -233,18 +233,21 @@ describe("EXPAND", () => {
 
 describe("handles from the RandomBytes service", () => {
   const seeded = RandomBytes.seeded(new Uint8Array(32).fill(7))
-  it("are h_ and 12 base64url characters, deterministic for a seed", async () => {
-    const run = () => Effect.runPromise(Effect.provide(fitReplyEffect({ kind: "ANSWER", data: { a: rows(40), b: "z".repeat(900) } }, 60), seeded))
-    const [a, b] = [await run(), await run()]
-    expect(a).toEqual(b)
-    const handles = (a.reply.more as Array<any>).map((m) => m.handle)
-    expect(handles.length).toBe(2)
-    for (const h of handles) expect(h).toMatch(/^h_[A-Za-z0-9_-]{12}$/)
-    expect(new Set(handles).size).toBe(2)
-  })
-  it("drive EXPAND slices too", async () => {
-    const f = fitReply({ kind: "ANSWER", data: rows(40) }, 60, ids())
-    const s = await Effect.runPromise(Effect.provide(expandSliceEffect(f.elided[0], 60), seeded))
-    expect((s.reply.more as Array<any>)[0].handle).toMatch(/^h_[A-Za-z0-9_-]{12}$/)
-  })
+  it.effect("are h_ and 12 base64url characters, deterministic for a seed", () =>
+    Effect.gen(function* () {
+      // Each run provides the seeded Layer afresh, so both start from the same seed.
+      const run = Effect.provide(fitReplyEffect({ kind: "ANSWER", data: { a: rows(40), b: "z".repeat(900) } }, 60), seeded)
+      const [a, b] = [yield* run, yield* run]
+      expect(a).toEqual(b)
+      const handles = (a.reply.more as Array<any>).map((m) => m.handle)
+      expect(handles.length).toBe(2)
+      for (const h of handles) expect(h).toMatch(/^h_[A-Za-z0-9_-]{12}$/)
+      expect(new Set(handles).size).toBe(2)
+    }))
+  it.effect("drive EXPAND slices too", () =>
+    Effect.gen(function* () {
+      const f = fitReply({ kind: "ANSWER", data: rows(40) }, 60, ids())
+      const s = yield* Effect.provide(expandSliceEffect(f.elided[0], 60), seeded)
+      expect((s.reply.more as Array<any>)[0].handle).toMatch(/^h_[A-Za-z0-9_-]{12}$/)
+    }))
 })

@@ -1,7 +1,7 @@
 // Consent (SPEC §6.6): the consent request, its check against the shown proposal, consent grants
 // with exactly the five scoping caveats, and consent codes.
 import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import {
   checkConsentRequest,
   consentCaveats,
@@ -94,10 +94,10 @@ describe("consent grant", () => {
     expect(check({ grants: [token], request: commitReq({ capability: "shop.refund" }) }).code).toBe("forbidden")
     expect(check({ grants: [token], request: commitReq(), now: NOW + 600 }).code).toBe("forbidden")
   })
-  it("consent_required carries the consent request for the principal", () => {
-    const limited = issue([{ risk: "low" }])
-    const r = Effect.runSync(
-      Effect.either(
+  it.effect("consent_required carries the consent request for the principal", () =>
+    Effect.gen(function* () {
+      const limited = issue([{ risk: "low" }])
+      const r = yield* Effect.either(
         authorize(
           {
             grants: [limited],
@@ -109,11 +109,10 @@ describe("consent grant", () => {
           noTotals
         ).pipe(Effect.withClock(fixedClock(NOW)))
       )
-    )
-    expect(Either.isLeft(r) && r.left.reason).toBe("consent_required")
-    expect(Either.isLeft(r) && r.left.consent).toEqual(request)
-    expect(Either.isLeft(r) && r.left.need).toEqual([{ risk: "low" }])
-  })
+      expect(Either.isLeft(r) && r.left.reason).toBe("consent_required")
+      expect(Either.isLeft(r) && r.left.consent).toEqual(request)
+      expect(Either.isLeft(r) && r.left.need).toEqual([{ risk: "low" }])
+    }))
 })
 
 describe("consent codes (pc1.)", () => {
