@@ -5,6 +5,8 @@
 // a tally tree drawn hop by hop with each hop's check result.
 import { Effect, Either } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
+import { parseJson } from "../kernel/json.js"
+import { scan, type Span } from "../writ/rawjson.js"
 import { verifyAck } from "../writ/ack.js"
 import { verifyCall } from "../writ/call.js"
 import { checkExpiry, verifyChain } from "../writ/chain.js"
@@ -165,6 +167,44 @@ export const checkCallAnswer = (call: JsonObject, answer: Json, receiver?: strin
     const rep = yield* verifyTallyAgainst(tally, call, res)
     return { _tag: "tally" as const, tally, res, verdict: rep.verdict, ...(rep.error ? { error: rep.error } : {}), st, code }
   })
+
+/**
+ * Where an answer that is not strict JSON (section 1.1) breaks it: the outermost object holding
+ * the fault that the answer embeds as a unit (a signed object, i.e. one with `typ`, or a `res`
+ * body), found by strict-reading the answer's members and elements from their own spans, as the
+ * conformance runner reads embedded objects one by one. Wrappers (the answer, `fwd[i]`, arrays)
+ * are descended; a fault in a wrapper's own members (a repeated `ack`) blames the wrapper ("" is
+ * the answer itself). Undefined when the answer cannot be cut into spans (not JSON at all).
+ */
+export const locateNoncanonical = (bytes: Uint8Array): { readonly path: string; readonly message: string } | undefined => {
+  let text: string
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+  const root = scan(text)
+  if (root === undefined) return undefined
+  const fault = (s: Span) => {
+    const r = parseJson(text.slice(s.start, s.end), { maxDepth: 64, integersOnly: true })
+    return Either.isLeft(r) ? r.left.message : undefined
+  }
+  const at = (path: string, step: string) => (path === "" || step.startsWith("[") ? `${path}${step}` : `${path}.${step}`)
+  const visit = (s: Span, path: string, name: string): { path: string; message: string } | undefined => {
+    const message = fault(s)
+    if (message === undefined) return undefined
+    const unit = name === "res" || (s.members ?? []).some((m) => m.name === "typ")
+    if (!unit) {
+      const children = s.members?.map((m) => [m.name, m.span] as const) ?? s.elements?.map((e, i) => [`[${i}]`, e] as const) ?? []
+      for (const [step, child] of children) {
+        const inner = visit(child, at(path, step), step)
+        if (inner !== undefined) return inner
+      }
+    }
+    return { path, message }
+  }
+  return visit(root, "", "")
+}
 
 export interface AckCheck {
   readonly ack: JsonObject

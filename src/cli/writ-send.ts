@@ -7,9 +7,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import type { Json } from "../kernel/json.js"
-import { checkCallAnswer, checkRevokeAnswer, refusalCodes, shortKey } from "./writ-check.js"
+import { checkCallAnswer, checkRevokeAnswer, locateNoncanonical, refusalCodes, shortKey } from "./writ-check.js"
 import { cliError, describeFailure, exitRefused, forceOption, httpUrl, isObject, readObjectFile, runCommand, writeJson } from "./writ-io.js"
-import { fetchWellKnown, postWrit } from "../bind/writ-http/client.js"
+import { fetchWellKnown, type PostAnswer, postWrit } from "../bind/writ-http/client.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("The executor's endpoint"))
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("A signed call or revoke"))
@@ -19,16 +19,27 @@ const options = {
   executor: Options.text("executor").pipe(Options.optional, Options.withDescription("The receiver's did:key, to check a wrong_executor refusal it signed"))
 }
 
+/** The answer's value, read with section 1.1; when it breaks the rules, `noncanonical` at the
+ * object within the answer that holds the fault (an embedded ack, tally or `res` body), or at the
+ * URL when the answer as a whole is not JSON or the fault is in its own members. */
+export const strictAnswer = (url: string, posted: PostAnswer) =>
+  Option.match(posted.json, {
+    onSome: Effect.succeed,
+    onNone: () => {
+      const where = locateNoncanonical(posted.bytes)
+      return where === undefined || where.path === ""
+        ? Effect.fail(cliError("noncanonical", `the answer (status ${posted.status}) is not strict JSON (section 1.1)${where ? `: ${where.message}` : ""}`, url))
+        : Effect.fail(cliError("noncanonical", `in the answer from ${url} (status ${posted.status}), not strict JSON (section 1.1): ${where.message}`, where.path))
+    }
+  })
+
 export const writSendCommand = Command.make("send", { url, file, ...options }, (o) =>
   runCommand(Effect.gen(function*() {
     const endpoint = yield* httpUrl(o.url)
     const { bytes, value } = yield* readObjectFile(o.file, "a call or a revoke")
     if (value.typ !== "call" && value.typ !== "revoke") return yield* Effect.fail(cliError("wrong_type", "send takes a call or a revoke", o.file))
     const posted = yield* Effect.mapError(postWrit(o.url, bytes), (e) => cliError("mandate/unreachable", e.message, o.url))
-    if (Option.isNone(posted.json)) {
-      return yield* Effect.fail(cliError("noncanonical", `the answer (status ${posted.status}) is not strict JSON (section 1.1)`, o.url))
-    }
-    const answer: { status: number; body: Json } = { status: posted.status, body: posted.json.value }
+    const answer: { status: number; body: Json } = { status: posted.status, body: yield* strictAnswer(o.url, posted) }
     if (Option.isSome(o.out)) yield* writeJson(o.out.value, answer.body, o.force)
     yield* Console.log(`status ${answer.status}`)
     if (value.typ === "call") {
