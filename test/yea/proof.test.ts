@@ -1,7 +1,7 @@
 // Keys (SPEC §6.1) and proofs of possession (§6.5): canonical encodings only, the target per verb,
 // the audience, and the ±300 s window against the service's Clock.
 import { Effect, Either, Option } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { Signer } from "../../src/kernel/services.js"
 import { fixedClock } from "../../src/yea/conformance.js"
@@ -10,12 +10,12 @@ import { proofTarget, signProof, subjectOfFrame, verifyProof, type ProofSubject 
 import { AGENT, MALLORY, NOW, agentKey } from "./_helpers.js"
 
 const sign = (subject: ProofSubject, aud = "shop.example", at = NOW, seed = AGENT) =>
-  Effect.runSync(signProof(aud, subject).pipe(Effect.provideService(Signer, Signer.make(seed)), Effect.withClock(fixedClock(at))))
+  signProof(aud, subject).pipe(Effect.provideService(Signer, Signer.make(seed)), Effect.withClock(fixedClock(at)))
 
-const verifyAt = (proof: unknown, subject: ProofSubject, now = NOW, aud = "shop.example") => {
-  const r = Effect.runSync(Effect.either(verifyProof(proof, aud, subject).pipe(Effect.withClock(fixedClock(now)))))
-  return Either.isRight(r) ? "ok" : r.left.reason
-}
+const verifyAt = (proof: unknown, subject: ProofSubject, now = NOW, aud = "shop.example") =>
+  Effect.map(Effect.either(verifyProof(proof, aud, subject).pipe(Effect.withClock(fixedClock(now)))), (r) =>
+    Either.isRight(r) ? "ok" : r.left.reason
+  )
 
 /** Same bytes, different spelling: bump the last character (non-zero trailing bits). */
 const twin = (s: string) => s.slice(0, -1) + String.fromCharCode(s.charCodeAt(s.length - 1) + 1)
@@ -74,29 +74,34 @@ describe("proof targets (§6.5)", () => {
 
 describe("proof verification (§6.5)", () => {
   const commit: ProofSubject = { verb: "COMMIT", hash: "h1" }
-  const proof = sign(commit)
-  it("a fresh proof verifies and yields the holder key", () => {
-    expect(proof.key).toBe(agentKey)
-    expect(verifyAt(proof, commit)).toBe("ok")
-  })
-  it("is bound to the target, the verb and the audience", () => {
-    expect(verifyAt(proof, { verb: "COMMIT", hash: "h2" })).toBe("unauthorized")
-    expect(verifyAt(sign({ verb: "UNDO", receipt: "h1" }), commit)).toBe("unauthorized")
-    expect(verifyAt(proof, commit, NOW, "evil.example")).toBe("unauthorized")
-    const plain = sign({ verb: "INTENT", capability: "c" })
-    expect(verifyAt(plain, { verb: "INTENT", capability: "c", auto: true, frameId: "f" })).toBe("unauthorized")
-  })
-  it("the window is ±300 s of the service's clock, inclusive", () => {
-    expect(verifyAt(proof, commit, NOW + 300)).toBe("ok")
-    expect(verifyAt(proof, commit, NOW - 300)).toBe("ok")
-    expect(verifyAt(proof, commit, NOW + 301)).toBe("unauthorized")
-    expect(verifyAt(proof, commit, NOW - 301)).toBe("unauthorized")
-  })
-  it("a proof by another key does not verify under the claimed key", () => {
-    const m = sign(commit, "shop.example", NOW, MALLORY)
-    expect(verifyAt({ ...m, key: agentKey }, commit)).toBe("unauthorized")
-    expect(verifyAt(m, commit)).toBe("ok")
-  })
+  // Describe-level fixture: the malformed cases below are built from it while tests are collected.
+  const proof = Effect.runSync(sign(commit))
+  it.effect("a fresh proof verifies and yields the holder key", () =>
+    Effect.gen(function* () {
+      expect(proof.key).toBe(agentKey)
+      expect(yield* verifyAt(proof, commit)).toBe("ok")
+    }))
+  it.effect("is bound to the target, the verb and the audience", () =>
+    Effect.gen(function* () {
+      expect(yield* verifyAt(proof, { verb: "COMMIT", hash: "h2" })).toBe("unauthorized")
+      expect(yield* verifyAt(yield* sign({ verb: "UNDO", receipt: "h1" }), commit)).toBe("unauthorized")
+      expect(yield* verifyAt(proof, commit, NOW, "evil.example")).toBe("unauthorized")
+      const plain = yield* sign({ verb: "INTENT", capability: "c" })
+      expect(yield* verifyAt(plain, { verb: "INTENT", capability: "c", auto: true, frameId: "f" })).toBe("unauthorized")
+    }))
+  it.effect("the window is ±300 s of the service's clock, inclusive", () =>
+    Effect.gen(function* () {
+      expect(yield* verifyAt(proof, commit, NOW + 300)).toBe("ok")
+      expect(yield* verifyAt(proof, commit, NOW - 300)).toBe("ok")
+      expect(yield* verifyAt(proof, commit, NOW + 301)).toBe("unauthorized")
+      expect(yield* verifyAt(proof, commit, NOW - 301)).toBe("unauthorized")
+    }))
+  it.effect("a proof by another key does not verify under the claimed key", () =>
+    Effect.gen(function* () {
+      const m = yield* sign(commit, "shop.example", NOW, MALLORY)
+      expect(yield* verifyAt({ ...m, key: agentKey }, commit)).toBe("unauthorized")
+      expect(yield* verifyAt(m, commit)).toBe("ok")
+    }))
   const malformed: ReadonlyArray<[string, unknown]> = [
     ["missing", undefined],
     ["not an object", "proof"],
@@ -108,5 +113,9 @@ describe("proof verification (§6.5)", () => {
     ["sig padded", { ...proof, sig: proof.sig + "==" }],
     ["sig tampered", { ...proof, sig: proof.sig.slice(0, 10) + (proof.sig[10] === "A" ? "B" : "A") + proof.sig.slice(11) }]
   ]
-  for (const [name, p] of malformed) it(`refuses a proof with ${name}`, () => expect(verifyAt(p, commit)).toBe("unauthorized"))
+  for (const [name, p] of malformed)
+    it.effect(`refuses a proof with ${name}`, () =>
+      Effect.gen(function* () {
+        expect(yield* verifyAt(p, commit)).toBe("unauthorized")
+      }))
 })
