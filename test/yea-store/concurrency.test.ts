@@ -36,7 +36,7 @@ type Open = (name: string) => Layer.Layer<StateContext, StoreError>
 const backends: ReadonlyArray<{ readonly name: string; readonly open: Open; readonly skip: boolean }> = [
   { name: "memory", open: () => Layer.merge(MemoryYea.layer, seeded), skip: false },
   { name: "sqlite", open: (n: string) => Layer.merge(SqliteYea.layer.pipe(Layer.provideMerge(SqliteStore.layer(join(dir, `${n}.db`)))), seeded), skip: false },
-  { name: "postgres", open: () => Layer.merge(PgYea.layer.pipe(Layer.provideMerge(PgStore.layer({ schema, maxConnections: 8 }))), seeded), skip: !up }
+  { name: "postgres", open: () => Layer.merge(PgYea.layer.pipe(Layer.provideMerge(PgStore.layer({ schema, maxConnections: 8, connectTimeoutMs: 60_000 }))), seeded), skip: !up }
 ]
 
 const LIMIT = 10_000 // 100.00 USD
@@ -81,7 +81,7 @@ for (const b of backends) {
         const fresh = receipts.filter((r) => r.kind === "RECEIPT" && r.replay !== true)
         const kinds = new Set(replies.map((r) => (r.kind === "ERROR" ? `${r.code}: ${r.message}` : r.kind)))
         kinds.delete("unavailable: this auto frame is being answered")
-        expect([...kinds]).toEqual(["RECEIPT"])
+        expect([...kinds], `replies: ${[...kinds].join(" | ")}`).toEqual(["RECEIPT"])
         expect(fresh).toHaveLength(1)
         expect(new Set(receipts.map((r) => (r.kind === "RECEIPT" ? r.receipt.id : ""))).size).toBe(1)
         // The calendar moved the meeting once: a fresh auto frame now finds it already moved.
