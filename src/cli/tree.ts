@@ -47,6 +47,8 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "inspect", description: "Draw a tally tree: each hop's signer, op, st, used and check result", load: () => import("./writ-inspect.js").then((m) => m.writInspectCommand) },
       { name: "audit", description: "Read and filter an executor's audit record (section 9.3) from its SQLite store", load: () => import("./writ-audit.js").then((m) => m.writAuditCommand) },
       { name: "serve", description: "Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module", load: () => import("./writ-serve.js").then((m) => m.writServeCommand) },
+      { name: "mcp-echo", description: "A minimal MCP server under Writ (stdio) with one tool, echo, that runs only under a Writ call", load: () => import("./writ-mcp.js").then((m) => m.writMcpEchoCommand) },
+      { name: "mcp-proxy", description: "An MCP proxy (stdio) that signs each tools/call under a grant and passes back only verified results", load: () => import("./writ-mcp.js").then((m) => m.writMcpProxyCommand) },
       { name: "scenarios", description: "Run executor scenarios (Writ section 14.1) on the SQLite and memory stores", load: () => import("./writ-scenarios.js").then((m) => m.writScenariosCommand) }
     ]
   },

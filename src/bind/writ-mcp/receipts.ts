@@ -1,0 +1,40 @@
+// The proxy's receipts (docs/bindings.md: "keeps every verified tally in -receipts"): one JSON line
+// per verified result, `{"tool","call","tally","res"?}`, appended in the order results verified.
+// Only what verified is kept; a refused or canceled result never is. A service, so the protocol
+// path never touches the file system: the file Layer goes through @effect/platform's FileSystem.
+import { FileSystem } from "@effect/platform"
+import { Context, Effect, Layer, Ref } from "effect"
+import { encodeCanonical } from "../../kernel/canonical.js"
+import type { Json, JsonObject } from "../../kernel/json.js"
+
+export interface ReceiptsService {
+  readonly keep: (receipt: JsonObject) => Effect.Effect<void>
+}
+
+export class Receipts extends Context.Tag("mandate/writ-mcp/Receipts")<Receipts, ReceiptsService>() {
+  /** Appends to `path` (created if absent). A write that fails is logged, not fatal: the result
+   * was verified and is still answered, and the server keeps the tally (`sys/tallies`). */
+  static file(path: string): Layer.Layer<Receipts, never, FileSystem.FileSystem> {
+    return Layer.effect(Receipts, Effect.map(FileSystem.FileSystem, (fs) => ({
+      keep: (receipt) =>
+        fs.writeFileString(path, encodeCanonical(receipt, "utf16") + "\n", { flag: "a" }).pipe(
+          Effect.catchAll((e) => Effect.logError(`receipt not written to ${path}: ${e.message}`))
+        )
+    })))
+  }
+  /** Kept in memory, readable through `read` (tests). */
+  static memory: Effect.Effect<{ readonly layer: Layer.Layer<Receipts>; readonly read: Effect.Effect<ReadonlyArray<JsonObject>> }> =
+    Effect.map(Ref.make<ReadonlyArray<JsonObject>>([]), (ref) => ({
+      layer: Layer.succeed(Receipts, { keep: (r) => Ref.update(ref, (rs) => [...rs, r]) }),
+      read: Ref.get(ref)
+    }))
+  static none: Layer.Layer<Receipts> = Layer.succeed(Receipts, { keep: () => Effect.void })
+}
+
+/** The receipt of a verified result. */
+export const receipt = (tool: string, callId: string, tally: JsonObject, body: Json | undefined): JsonObject => ({
+  tool,
+  call: callId,
+  tally,
+  ...(body === undefined ? {} : { res: body })
+})

@@ -1,0 +1,101 @@
+// JSON-RPC 2.0 as MCP frames it, for a relay that must see every message as data: what kind a
+// message is, errors it answers with, and a minimal requester for the proxy's own requests to a
+// server (`initialize`, paginated `tools/list`) when it runs without a client (`--print-pins`).
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { Data, Deferred, Duration, Effect, Runtime } from "effect"
+import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+
+export type RequestId = string | number
+export type Message = JsonObject
+
+/** A map key for an id: `1` and `"1"` are different ids. */
+export const idKey = (id: RequestId): string => JSON.stringify(id)
+
+const isId = (v: unknown): v is RequestId => typeof v === "string" || typeof v === "number"
+export const isRequest = (m: Message): boolean => typeof m.method === "string" && isId(m.id)
+export const isNotification = (m: Message): boolean => typeof m.method === "string" && m.id === undefined
+export const isResponse = (m: Message): boolean => m.method === undefined && isId(m.id) && (m.result !== undefined || m.error !== undefined)
+
+/** JSON-RPC error codes: the server-defined range for the binding's refusals, -32603 otherwise. */
+export const REFUSED = -32001
+export const INTERNAL = -32603
+
+/** An error answer to `id`; a refusal carries its code in `data.reason` (and `data.path`). */
+export const errorAnswer = (id: RequestId, code: number, reason: string, message: string, path?: string): Message => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message: `${reason}: ${message}`, data: { reason, ...(path === undefined ? {} : { path }) } }
+})
+
+export const send = (transport: Transport, message: Message): Effect.Effect<void> =>
+  Effect.tryPromise(() => transport.send(message as unknown as JSONRPCMessage)).pipe(
+    Effect.catchAll((e) => Effect.logWarning(`send failed: ${String(e.error)}`))
+  )
+
+export class RpcError extends Data.TaggedError("RpcError")<{ readonly message: string }> {}
+
+/** What the proxy says about itself when it initializes a server on its own. */
+export const initializeParams = (name: string): JsonObject => ({
+  protocolVersion: LATEST_PROTOCOL_VERSION,
+  capabilities: {},
+  clientInfo: { name, version: "0.1.0" }
+})
+
+/** At most this many `tools/list` pages are followed (a server that pages forever is cut off). */
+export const MAX_PAGES = 100
+
+/**
+ * A server transport driven directly: started, initialized, then `request` per call, each bounded
+ * by `timeout`. Closed with the scope. Used by `--print-pins`, which must see tool definitions as
+ * the server sent them (an SDK client would re-shape them), and hash them as the proxy does.
+ */
+export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = "30 seconds") =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const waiting = new Map<number, Deferred.Deferred<Message, RpcError>>()
+    let next = 1
+    transport.onmessage = (m) => {
+      const msg = m as unknown as Message
+      if (!isResponse(msg)) return
+      const d = waiting.get(msg.id as number)
+      if (d !== undefined) Runtime.runSync(runtime)(Deferred.succeed(d, msg))
+    }
+    transport.onclose = () => {
+      for (const d of waiting.values()) Runtime.runSync(runtime)(Deferred.fail(d, new RpcError({ message: "the server exited" })))
+    }
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => transport.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) }),
+      () => Effect.promise(() => transport.close().catch(() => undefined))
+    )
+    const request = (method: string, params: JsonObject): Effect.Effect<JsonObject, RpcError> =>
+      Effect.gen(function*() {
+        const id = next++
+        const d = yield* Deferred.make<Message, RpcError>()
+        waiting.set(id, d)
+        yield* send(transport, { jsonrpc: "2.0", id, method, params })
+        const answer = yield* Deferred.await(d).pipe(
+          Effect.timeoutFail({ duration: timeout, onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) }),
+          Effect.ensuring(Effect.sync(() => waiting.delete(id)))
+        )
+        if (!isJsonObject(answer.result)) return yield* Effect.fail(new RpcError({ message: `${method}: ${JSON.stringify(answer.error ?? null)}` }))
+        return answer.result
+      })
+    const init = yield* request("initialize", initializeParams("mandate-writ-mcp-proxy"))
+    yield* send(transport, { jsonrpc: "2.0", method: "notifications/initialized" })
+    return { initialize: init, request }
+  })
+
+/** Every tool the server lists, following `nextCursor` for at most MAX_PAGES pages. */
+export const listAllTools = <E>(request: (method: string, params: JsonObject) => Effect.Effect<JsonObject, E>) =>
+  Effect.gen(function*() {
+    const tools: Array<JsonObject> = []
+    let cursor: string | undefined
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = yield* request("tools/list", cursor === undefined ? {} : { cursor })
+      if (Array.isArray(result.tools)) for (const t of result.tools) if (isJsonObject(t)) tools.push(t)
+      cursor = typeof result.nextCursor === "string" ? result.nextCursor : undefined
+      if (cursor === undefined) break
+    }
+    return tools
+  })

@@ -1,0 +1,107 @@
+// `mandate writ mcp-echo` and `mandate writ mcp-proxy` (docs/bindings.md). Both speak MCP on
+// stdio, so stdout carries JSON-RPC only: log lines go to stderr, and a failure is the one line
+// `error: <reason> at <where>: <why>` on stderr.
+//
+//   mcp-echo  --key K --root DID [--store FILE] [--optional]
+//     a minimal MCP server under Writ with one tool, `echo`, that runs only under a Writ call
+//     (`--optional` lets a call without one run unenforced, with no tally).
+//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] -- SERVER ARGS...
+//     the proxy in front of the real server, started as a child.
+//   mcp-proxy --print-pins -- SERVER ARGS...
+//     lists the server's tools: each definition on stderr, to be read, and the pin file on stdout.
+import { Args, Command, Options } from "@effect/cli"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { Console, Effect, Layer, Logger, Option, Schema } from "effect"
+import { echoTool, serveMcp } from "../app/writ-mcp.js"
+import type { ServeError } from "../app/inputs.js"
+import { PinFile, pinsOf } from "../bind/writ-mcp/policy.js"
+import { runProxy } from "../bind/writ-mcp/proxy.js"
+import { Receipts } from "../bind/writ-mcp/receipts.js"
+import { listAllTools, rawPeer, type RpcError } from "../bind/writ-mcp/rpc.js"
+import { toolSet } from "../bind/writ-mcp/server.js"
+import { publicKeyFromDidKey } from "../kernel/didkey.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
+import { cliError, type CliError, opt, pretty, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
+
+/** Log lines on stderr: stdout is the MCP stream. */
+const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+
+const fromServe = (e: ServeError): CliError => cliError(e.code, e.message, e.path)
+const fromRpc = (e: RpcError): CliError => cliError("mandate/server", e.message)
+
+/** The client side on our own stdio: the client closing its input closes the transport. */
+const stdioToClient = (): StdioServerTransport => {
+  const transport = new StdioServerTransport()
+  process.stdin.once("end", () => void transport.close())
+  return transport
+}
+
+/** The environment the child server inherits (it may need its own configuration). */
+const childEnv = (): Record<string, string> =>
+  Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"))
+
+export const writMcpEchoCommand = Command.make("mcp-echo", {
+  key: Options.file("key", { exists: "yes" }).pipe(Options.withDescription("The server's key file (its tallies are signed with it)")),
+  root: Options.text("root").pipe(Options.repeated, Options.withDescription("A root did:key to act under (section 7.1); repeat for several")),
+  store: Options.text("store").pipe(Options.optional, Options.withDescription("SQLite file of the stores (default: memory, counts last as long as the process)")),
+  optional: Options.boolean("optional").pipe(Options.withDescription("Also run calls that carry no Writ call, unenforced and with no tally"))
+}, (o) =>
+  runCommand(Effect.gen(function*() {
+    for (const r of o.root) if (Option.isNone(publicKeyFromDidKey(r))) return yield* Effect.fail(cliError("bad_key", `not an Ed25519 did:key: ${r}`, "--root"))
+    if (o.root.length === 0) return yield* Effect.fail(cliError("mandate/usage", "give at least one --root"))
+    const seed = yield* readKeyFile(o.key)
+    yield* Effect.scoped(serveMcp({
+      seed,
+      roots: o.root,
+      tools: toolSet([echoTool]),
+      require: !o.optional,
+      transport: stdioToClient(),
+      name: "mandate-writ-mcp-echo",
+      ...(Option.isSome(o.store) ? { storeFile: o.store.value } : {})
+    })).pipe(Effect.mapError(fromServe))
+  }).pipe(Effect.provide(stderrLogger)))
+)
+
+const readPins = (path: string) =>
+  Effect.flatMap(readJson(path), ({ value }) =>
+    Effect.mapError(Schema.decodeUnknown(PinFile)(value), () => cliError("malformed", "a pin file maps tool names to pins (strings)", path)))
+
+export const writMcpProxyCommand = Command.make("mcp-proxy", {
+  key: Options.file("key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The agent's key file: the grant's holder, who signs each call")),
+  grant: Options.file("grant", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The grant: a chain file from its root to the agent's key")),
+  receipts: Options.text("receipts").pipe(Options.optional, Options.withDescription("JSON lines file where every verified tally is kept")),
+  pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file: list and call only the tool definitions approved there")),
+  closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
+  printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
+  server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
+}, (o) =>
+  runCommand(Effect.gen(function*() {
+    const [command, ...args] = o.server
+    if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after --"))
+    const server = new StdioClientTransport({ command, args, env: childEnv(), stderr: "inherit" })
+    if (o.printPins) {
+      const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(server), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
+      for (const t of tools) yield* Console.error(pretty(t))
+      yield* Console.log(pretty(pinsOf(tools)).trimEnd())
+      return
+    }
+    const key = opt(o.key)
+    const grant = opt(o.grant)
+    if (key === undefined || grant === undefined) return yield* Effect.fail(cliError("mandate/usage", "--key and --grant are required (or --print-pins)"))
+    const seed = yield* readKeyFile(key)
+    const chain = yield* readChainFile(grant)
+    const pins = Option.isSome(o.pins) ? yield* readPins(o.pins.value) : undefined
+    const receipts = Option.isSome(o.receipts) ? Receipts.file(o.receipts.value) : Receipts.none
+    yield* Effect.scoped(runProxy({
+      client: stdioToClient(),
+      server,
+      grant: chain,
+      closed: o.closed,
+      ...(pins === undefined ? {} : { pins })
+    })).pipe(
+      Effect.catchTag("RpcError", (e) => Effect.fail(fromRpc(e))),
+      Effect.provide(Layer.mergeAll(Signer.fromSeed(seed), RandomBytes.live, receipts))
+    )
+  }).pipe(Effect.provide(stderrLogger)))
+)
