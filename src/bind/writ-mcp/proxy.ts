@@ -175,7 +175,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         if (canceledQueued.delete(key)) return
         const name = typeof c.params.name === "string" ? c.params.name : ""
         const args = isJsonObject(c.params.arguments) ? c.params.arguments : {}
-        const sent = yield* Effect.gen(function*() {
+        const sign = Effect.gen(function*() {
           if (serverGone) return yield* Effect.fail(unreachableServer("the server exited"))
           if (writ === undefined) return yield* Effect.fail(unenforcedServer("the server has not been initialized"))
           // Adoption.md 2a's first rule; and with no advertised key there is no executor to pass
@@ -189,16 +189,20 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           if (o.closed === true) yield* checkClosed(held.leaf, args)
           if (name === "") return yield* Effect.fail(writError("malformed", "params.name", "a tool call names its tool"))
           return yield* makeCall({ chain: writ.chain.value, op: toolOp(name), args })
-        }).pipe(Effect.either)
-        if (sent._tag === "Left") return yield* refuse(c.id, sent.left)
-        // Canceled while it was being signed: never sent, never answered (MCP cancellation).
-        if (canceledQueued.delete(key)) return yield* checkDrained
-        const call = sent.right.call.json
-        const meta = isJsonObject(c.params._meta) ? c.params._meta : {}
-        yield* forward(
-          { jsonrpc: "2.0", id: c.id, method: "tools/call", params: { ...c.params, arguments: args, _meta: { ...meta, [CALL_META]: call } } },
-          { tool: { name, call, callId: sent.right.call.id } }
-        )
+        })
+        yield* sign.pipe(Effect.matchEffect({
+          onFailure: (e) => refuse(c.id, e),
+          onSuccess: (made) => {
+            // Canceled while it was being signed: never sent, never answered (MCP cancellation).
+            if (canceledQueued.delete(key)) return checkDrained
+            const call = made.call.json
+            const meta = isJsonObject(c.params._meta) ? c.params._meta : {}
+            return forward(
+              { jsonrpc: "2.0", id: c.id, method: "tools/call", params: { ...c.params, arguments: args, _meta: { ...meta, [CALL_META]: call } } },
+              { tool: { name, call, callId: made.call.id } }
+            )
+          }
+        }))
       })
 
     // ----- the server, read on its own fiber
@@ -211,9 +215,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         }
         // The grant passed on to the server's key unchanged (no narrowing): the executor must be
         // the leaf holder (spec section 7 step 6).
-        const child = yield* Effect.either(delegate(held, { hld: ad.did }))
-        if (child._tag === "Left") yield* Effect.logWarning(`the grant cannot be passed on to ${ad.did}: ${child.left.reason}`)
-        writ = { advertised: true, chain: child._tag === "Right" ? Option.some(child.right.chain) : Option.none() }
+        const chain = yield* delegate(held, { hld: ad.did }).pipe(
+          Effect.map((child) => Option.some<ReadonlyArray<Json>>(child.chain)),
+          Effect.catchTag("WritError", (e) =>
+            Effect.as(Effect.logWarning(`the grant cannot be passed on to ${ad.did}: ${e.reason}`), Option.none()))
+        )
+        writ = { advertised: true, chain }
       })
 
     const answerTool = (p: Extract<Pending, { tag: "client" }>, m: Message) =>
@@ -221,15 +228,19 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         const tool = p.tool!
         // A JSON-RPC error claims nothing was done; it passes as it is.
         if (m.result === undefined) return yield* toClient({ ...m, id: p.clientId })
-        const v = yield* Effect.either(verified(tool.call, m.result))
-        if (v._tag === "Left") {
-          const e = v.left
-          yield* Effect.logWarning(`tool result refused: ${e.reason}: ${e.message}`)
-          return yield* toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message, "path" in e ? e.path : undefined))
-        }
-        const r = receipt(tool.name, tool.callId, v.right.checked.tally.json, v.right.checked.body)
-        yield* Effect.flatMap(Receipts, (rs) => rs.keep(r))
-        yield* toClient({ jsonrpc: "2.0", id: p.clientId, result: v.right.result })
+        yield* verified(tool.call, m.result).pipe(Effect.matchEffect({
+          // Refused: the client gets the reason, the receipts nothing.
+          onFailure: (e) =>
+            Effect.zipRight(
+              Effect.logWarning(`tool result refused: ${e.reason}: ${e.message}`),
+              toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message, "path" in e ? e.path : undefined))
+            ),
+          onSuccess: (v) =>
+            Effect.zipRight(
+              Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, v.checked.body))),
+              toClient({ jsonrpc: "2.0", id: p.clientId, result: v.result })
+            )
+        }))
       })
 
     const onServer = (m: Message): Effect.Effect<void, never, Signer | RandomBytes | Receipts> =>

@@ -109,7 +109,7 @@ export const callTool = (
   Effect.gen(function*() {
     const tool = o.tools.tools.get(request.name)
     const args = (request.arguments ?? {}) as JsonObject
-    if (tool === undefined) return yield* Effect.die(new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.name}`))
+    if (tool === undefined) return presentRefusal(UNKNOWN_TOOL)
     const given = request._meta?.[CALL_META]
     if (given === undefined) {
       if (o.require) return yield* Effect.fail(missingCall("this server runs tools only under a Writ call"))
@@ -137,6 +137,9 @@ export const serveTools = (server: Server, o: ServeToolsOptions): Effect.Effect<
     const run = yield* FiberSet.makeRuntimePromise<never>()
     const definitions = [...o.tools.tools.values()].map((t) => t.definition)
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions as never }))
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      run(callTool(o, request.params, extra)) as never)
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      // MCP: a call to a tool the server does not list is a JSON-RPC error (invalid params).
+      if (!o.tools.tools.has(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`)
+      return run(callTool(o, request.params, extra)) as never
+    })
   })
