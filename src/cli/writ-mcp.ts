@@ -12,7 +12,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { Console, Effect, Layer, Logger, Option, Schema } from "effect"
+import { Console, Effect, FiberRef, HashSet, Layer, Logger, Option, Schema } from "effect"
 import { echoTool, serveMcp } from "../app/writ-mcp.js"
 import type { ServeError } from "../app/inputs.js"
 import { PinFile, pinsOf } from "../bind/writ-mcp/policy.js"
@@ -24,8 +24,10 @@ import { publicKeyFromDidKey } from "../kernel/didkey.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { cliError, type CliError, opt, pretty, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
 
-/** Log lines on stderr: stdout is the MCP stream. */
-const stderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+/** Log lines on stderr only: stdout is the MCP stream. Every logger in place is replaced (the
+ * runtime's pretty logger writes to stdout). */
+const onStderr = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locally(self, FiberRef.currentLoggers, HashSet.make(Logger.withConsoleError(Logger.logfmtLogger)))
 
 const fromServe = (e: ServeError): CliError => cliError(e.code, e.message, e.path)
 const fromRpc = (e: RpcError): CliError => cliError("mandate/server", e.message)
@@ -60,7 +62,7 @@ export const writMcpEchoCommand = Command.make("mcp-echo", {
       name: "mandate-writ-mcp-echo",
       ...(Option.isSome(o.store) ? { storeFile: o.store.value } : {})
     })).pipe(Effect.mapError(fromServe))
-  }).pipe(Effect.provide(stderrLogger)))
+  }).pipe(onStderr))
 )
 
 const readPins = (path: string) =>
@@ -103,5 +105,5 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
       Effect.catchTag("RpcError", (e) => Effect.fail(fromRpc(e))),
       Effect.provide(Layer.mergeAll(Signer.fromSeed(seed), RandomBytes.live, receipts))
     )
-  }).pipe(Effect.provide(stderrLogger)))
+  }).pipe(onStderr))
 )

@@ -75,6 +75,9 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const fromServer = yield* Queue.unbounded<Message>()
     const toolCalls = yield* Queue.unbounded<ToolCall>()
     const done = yield* Deferred.make<void>()
+    /** Resolved once the server answered `initialize` (or exited): a client may pipeline its
+     * first tool calls behind `initialize` without waiting for the answer. */
+    const initialized = yield* Deferred.make<void>()
     const drained = yield* Deferred.make<void>()
 
     const pending = new Map<number, Pending>()
@@ -176,6 +179,9 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         const name = typeof c.params.name === "string" ? c.params.name : ""
         const args = isJsonObject(c.params.arguments) ? c.params.arguments : {}
         const sign = Effect.gen(function*() {
+          if (writ === undefined && !serverGone) {
+            yield* Deferred.await(initialized).pipe(Effect.timeoutOption(o.requestTimeout ?? "30 seconds"))
+          }
           if (serverGone) return yield* Effect.fail(unreachableServer("the server exited"))
           if (writ === undefined) return yield* Effect.fail(unenforcedServer("the server has not been initialized"))
           // Adoption.md 2a's first rule; and with no advertised key there is no executor to pass
@@ -211,7 +217,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         const ad = advertisementOf(result.capabilities)
         if (ad === undefined) {
           writ = { advertised: false, chain: Option.none() }
-          return
+          return yield* Deferred.succeed(initialized, undefined)
         }
         // The grant passed on to the server's key unchanged (no narrowing): the executor must be
         // the leaf holder (spec section 7 step 6).
@@ -221,6 +227,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
             Effect.as(Effect.logWarning(`the grant cannot be passed on to ${ad.did}: ${e.reason}`), Option.none()))
         )
         writ = { advertised: true, chain }
+        yield* Deferred.succeed(initialized, undefined)
       })
 
     const answerTool = (p: Extract<Pending, { tag: "client" }>, m: Message) =>
@@ -291,6 +298,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const serverExited = Effect.gen(function*() {
       if (serverGone) return
       serverGone = true
+      yield* Deferred.succeed(initialized, undefined)
       for (const [id, p] of pending) {
         pending.delete(id)
         if (p.tag === "own") yield* Deferred.fail(p.answer, new RpcError({ message: "the server exited" }))
