@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runMandate } from "../support/cli.js"
@@ -50,6 +51,39 @@ describe("mandate writ mcp-proxy -- mandate writ mcp-echo", () => {
       const lines = readFileSync(receipts, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { tally: { st: string; err?: { code: string } } })
       expect(lines.map((l) => l.tally.err?.code ?? l.tally.st)).toEqual(["ok", "ok", "count_exhausted"])
     }).pipe(Effect.scoped), { timeout: 240_000 })
+
+  it.live("a client that pipelines its calls behind initialize and then closes its input: every call answered, stdout JSON-RPC only, clean exit", () =>
+    Effect.gen(function*() {
+      const f = files(yield* grant({ act: anyTool, uses: { t: "count", v: 2 } }))
+      const receipts = join(f.dir, "receipts.jsonl")
+      const lines = [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "sh", version: "1" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        ...["one", "two", "three"].map((text, i) => ({ jsonrpc: "2.0", id: i + 2, method: "tools/call", params: { name: "echo", arguments: { text } } }))
+      ].map((m) => JSON.stringify(m) + "\n").join("")
+      const r = yield* Effect.promise(() => new Promise<{ status: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, mandateArgs(
+          "writ", "mcp-proxy", "--key", f.agentKey, "--grant", f.grantFile, "--receipts", receipts, "--",
+          process.execPath, ...mandateArgs("writ", "mcp-echo", "--key", f.serverKey, "--root", root.did)
+        ), { cwd: repo, stdio: ["pipe", "pipe", "inherit"] })
+        let stdout = ""
+        child.stdout.on("data", (d: Buffer) => { stdout += d.toString() })
+        const timer = setTimeout(() => child.kill("SIGKILL"), 200_000)
+        child.on("close", (status) => {
+          clearTimeout(timer)
+          resolve({ status, stdout })
+        })
+        child.stdin.end(lines)
+      }))
+      expect(r.status).toBe(0)
+      const answers = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result?: { isError?: boolean; content?: Array<{ text: string }> } })
+      expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4])
+      const byId = new Map(answers.map((a) => [a.id, a]))
+      expect([2, 3, 4].map((id) => byId.get(id)?.result?.content?.[0]?.text)).toEqual([
+        "{\"text\":\"one\"}", "{\"text\":\"two\"}", "Writ refused this call: count_exhausted"
+      ])
+      expect(readFileSync(receipts, "utf8").trim().split("\n").length).toBe(3)
+    }), { timeout: 240_000 })
 
   it.live("--print-pins writes the pin file on stdout and each definition on stderr; the proxy accepts it", () =>
     Effect.gen(function*() {
