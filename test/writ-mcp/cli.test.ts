@@ -79,9 +79,12 @@ describe("mandate writ mcp-proxy -- mandate writ mcp-echo", () => {
       const answers = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result?: { isError?: boolean; content?: Array<{ text: string }> } })
       expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4])
       const byId = new Map(answers.map((a) => [a.id, a]))
-      expect([2, 3, 4].map((id) => byId.get(id)?.result?.content?.[0]?.text)).toEqual([
-        "{\"text\":\"one\"}", "{\"text\":\"two\"}", "Writ refused this call: count_exhausted"
-      ])
+      // The server may admit concurrent calls in any order: each is answered with its own body or
+      // the refusal, and exactly one is refused.
+      const texts = [2, 3, 4].map((id) => byId.get(id)?.result?.content?.[0]?.text)
+      const own = ["one", "two", "three"].map((t) => JSON.stringify({ text: t }))
+      texts.forEach((t, i) => expect([own[i], "Writ refused this call: count_exhausted"]).toContain(t))
+      expect(texts.filter((t) => t === "Writ refused this call: count_exhausted").length).toBe(1)
       expect(readFileSync(receipts, "utf8").trim().split("\n").length).toBe(3)
     }), { timeout: 240_000 })
 
