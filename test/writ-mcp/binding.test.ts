@@ -5,6 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { ErrorCode, type McpError } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { echoTool, mcpExecutor } from "../../src/app/writ-mcp.js"
@@ -82,6 +83,9 @@ describe("MCP binding: server side", () => {
       const u = yield* loose.callTool({ name: "echo", arguments: { text: "hi" } })
       expect((u as JsonObject).structuredContent).toEqual({ text: "hi" })
       expect(metaOf(u)[TALLY_META]).toBeUndefined()
+      // A tool the server does not list is a JSON-RPC invalid-params error, whatever it carries.
+      const unknown = yield* Effect.flip(Effect.tryPromise({ try: () => strict.client.callTool({ name: "nonesuch", arguments: {} }), catch: (e) => e as McpError }))
+      expect([unknown.code, unknown.message]).toEqual([ErrorCode.InvalidParams, expect.stringContaining("unknown tool: nonesuch")])
     }))
 
   it.scoped("refuses as malformed arguments that differ from the signed args, and a call for another tool", () =>
