@@ -15,13 +15,13 @@ import { anyTool, call, files, grant, repo, root, statusOf } from "./support.js"
 const mandateArgs = (...args: ReadonlyArray<string>) => ["--import", "tsx", join(repo, "src/cli/main.ts"), ...args]
 
 /** The SDK Client on `mandate writ mcp-proxy OPTIONS -- mandate writ mcp-echo`, closed with the scope. */
-const proxyClient = (options: ReadonlyArray<string>, serverKeyFile: string) =>
+const proxyClient = (options: ReadonlyArray<string>, serverKeyFile: string, echoOptions: ReadonlyArray<string> = []) =>
   Effect.gen(function*() {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: mandateArgs(
         "writ", "mcp-proxy", ...options, "--",
-        process.execPath, ...mandateArgs("writ", "mcp-echo", "--key", serverKeyFile, "--root", root.did)
+        process.execPath, ...mandateArgs("writ", "mcp-echo", "--key", serverKeyFile, "--root", root.did, ...echoOptions)
       ),
       cwd: repo,
       env: { ...(process.env as Record<string, string>), NO_COLOR: "1" },
@@ -51,6 +51,23 @@ describe("mandate writ mcp-proxy -- mandate writ mcp-echo", () => {
       const lines = readFileSync(receipts, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { tally: { st: string; err?: { code: string } } })
       expect(lines.map((l) => l.tally.err?.code ?? l.tally.st)).toEqual(["ok", "ok", "count_exhausted"])
     }).pipe(Effect.scoped), { timeout: 240_000 })
+
+  it.live("mcp-echo --store: the count survives a restart of the server (spec section 9)", () =>
+    Effect.gen(function*() {
+      const f = files(yield* grant({ act: anyTool, uses: { t: "count", v: 2 } }))
+      const store = ["--store", join(f.dir, "echo.sqlite")]
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* proxyClient(["--key", f.agentKey, "--grant", f.grantFile], f.serverKey, store)
+        return [yield* call(client, "echo", { text: "a" }), yield* call(client, "echo", { text: "b" })].map(statusOf)
+      }))
+      expect(first).toEqual(["ok", "ok"])
+      // A new proxy and a new server process on the same store file: the grant's two uses are gone.
+      const second = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* proxyClient(["--key", f.agentKey, "--grant", f.grantFile], f.serverKey, store)
+        return statusOf(yield* call(client, "echo", { text: "c" }))
+      }))
+      expect(second).toBe("count_exhausted")
+    }), { timeout: 240_000 })
 
   it.live("a client that pipelines its calls behind initialize and then closes its input: every call answered, stdout JSON-RPC only, clean exit", () =>
     Effect.gen(function*() {
