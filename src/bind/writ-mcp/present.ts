@@ -3,6 +3,7 @@
 // with it; the client rebuilds what it shows from the authenticated parts with it, so for an honest
 // server the rebuilt result is exactly the one it sent, and whatever a server writes into
 // `content` never reaches the client as verified output.
+import { Option, Schema } from "effect"
 import { encodeCanonical } from "../../kernel/canonical.js"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
 
@@ -27,15 +28,15 @@ export const refusedText = (code: string): string => `Writ refused this call: ${
 
 /** What the server advertises under `capabilities.extensions` (this SDK has no `server/discover`,
  * so the initialize result carries it): the version and the key its tallies are signed with. */
-export interface Advertisement {
-  readonly v: 1
-  readonly did: string
-}
+export const Advertisement = Schema.Struct({ v: Schema.Literal(1), did: Schema.String })
+export type Advertisement = typeof Advertisement.Type
 
+const decodeAdvertisement = Schema.decodeUnknownOption(Advertisement)
+
+/** The advertisement in an initialize result's capabilities, if any (other members ignored). */
 export const advertisementOf = (capabilities: unknown): Advertisement | undefined => {
   if (!isJsonObject(capabilities) || !isJsonObject(capabilities.extensions)) return undefined
-  const a = capabilities.extensions[EXTENSION]
-  return isJsonObject(a) && a.v === 1 && typeof a.did === "string" ? { v: 1, did: a.did } : undefined
+  return Option.getOrUndefined(decodeAdvertisement(capabilities.extensions[EXTENSION]))
 }
 
 const codeOf = (tally: JsonObject): string =>

@@ -3,9 +3,9 @@
 // Only what verified is kept; a refused or canceled result never is. A service, so the protocol
 // path never touches the file system: the file Layer goes through @effect/platform's FileSystem.
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer, Ref, Schema } from "effect"
 import { encodeCanonical } from "../../kernel/canonical.js"
-import type { Json, JsonObject } from "../../kernel/json.js"
+import type { JsonObject } from "../../kernel/json.js"
 
 export interface ReceiptsService {
   readonly keep: (receipt: JsonObject) => Effect.Effect<void>
@@ -31,10 +31,18 @@ export class Receipts extends Context.Tag("mandate/writ-mcp/Receipts")<Receipts,
   static none: Layer.Layer<Receipts> = Layer.succeed(Receipts, { keep: () => Effect.void })
 }
 
-/** The receipt of a verified result. */
-export const receipt = (tool: string, callId: string, tally: JsonObject, body: Json | undefined): JsonObject => ({
-  tool,
-  call: callId,
-  tally,
-  ...(body === undefined ? {} : { res: body })
+const JsonObjectSchema = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** One line of the receipts file: the tool, the call's identity (spec 1.5), the verified tally and
+ * the body its `out` commits to (absent when `out` is null). */
+export const Receipt = Schema.Struct({
+  tool: Schema.String,
+  call: Schema.String,
+  tally: JsonObjectSchema,
+  res: Schema.optional(JsonObjectSchema)
 })
+export type Receipt = typeof Receipt.Type
+
+/** The receipt of a verified result, as the line's JSON. */
+export const receipt = (tool: string, callId: string, tally: JsonObject, body: JsonObject | undefined): JsonObject =>
+  Schema.encodeSync(Receipt)({ tool, call: callId, tally, ...(body === undefined ? {} : { res: body }) }) as JsonObject
