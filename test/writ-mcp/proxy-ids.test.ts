@@ -24,7 +24,7 @@ describe("mcp-proxy: ids", () => {
       client.onmessage = (m: JSONRPCMessage) => {
         const msg = m as unknown as JsonObject
         if (msg.id !== undefined && msg.method === undefined) answers.set(JSON.stringify(msg.id), msg)
-        if (answers.size === 4) Deferred.unsafeDone(all, Effect.void)
+        if (answers.size === 5) Deferred.unsafeDone(all, Effect.void)
       }
       // With pins, the proxy lists tools for itself (under ids of its own) before the first call.
       const proxy = yield* runProxy({ client: proxySide, server: fixtureServer(), grant: yield* grant({ act: anyTool, uses: { t: "count", v: 5 } }), pins: pinsOf(tools) }).pipe(
@@ -39,11 +39,14 @@ describe("mcp-proxy: ids", () => {
       yield* send({ jsonrpc: "2.0", id: "1", method: "tools/call", params: { name: "echo", arguments: { text: "string id" } } })
       yield* send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "number id" } } })
       yield* send({ jsonrpc: "2.0", id: "2", method: "ping" })
+      // A tool call that names no tool has no pin: refused before anything is signed.
+      yield* send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: {} })
       yield* Deferred.await(all).pipe(Effect.timeout("90 seconds"))
       expect((answers.get("1")!.result as JsonObject).protocolVersion).toBe("2025-11-25")
       expect((answers.get("\"1\"")!.result as JsonObject).structuredContent).toEqual({ text: "string id" })
       expect((answers.get("2")!.result as JsonObject).structuredContent).toEqual({ text: "number id" })
       expect(answers.get("\"2\"")!.result).toEqual({})
+      expect(((answers.get("3")!.error as JsonObject).data as JsonObject).reason).toBe("unpinned_tool")
       yield* Effect.promise(() => client.close())
       yield* Fiber.join(proxy).pipe(Effect.timeout("60 seconds"))
     }), { timeout: 180_000 })

@@ -63,5 +63,9 @@ describe("mcp-proxy: closed-world arguments", () => {
       const g = yield* grant({ act: anyTool, uses: { t: "count", v: 10 }, text: { t: "set", v: ["hi"] } })
       const s = yield* session({ grant: g })
       expect(statusOf(yield* call(s.client, "echo", { text: "hi", bcc: "x" }))).toBe("ok")
+      // A call the grant's bounds do not admit is refused with its section 11 reason, never sent.
+      const o = yield* call(s.client, "echo", { text: "something else" })
+      expect(statusOf(o)).toBe("out_of_bounds")
+      expect((yield* s.receipts).length).toBe(1)
     }).pipe(Effect.scoped), { timeout: 180_000 })
 })
