@@ -15,6 +15,7 @@ import * as MemoryAtomic from "../store/memory/atomic.js"
 import * as MemoryLedger from "../store/memory/ledger.js"
 import * as MemoryReservations from "../store/memory/reservations.js"
 import { openLedger, openStores, parseLocation } from "./ledger-open.js"
+import { stderrProgress } from "./ledger-progress.js"
 import { Schema } from "effect"
 
 const where = Args.text({ name: "WHERE" }).pipe(Args.withDescription("the ledger's store: a SQLite file, or postgres://...#schema"))
@@ -27,16 +28,6 @@ const fail = (e: { readonly _tag: string; readonly message?: string }) =>
     process.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${r.detail ?? r.message ?? ""}\n`)
     process.exitCode = 1
   })
-
-/** A progress bar on stderr (terminals only), redrawn every `every` items. */
-const progress = (label: string) => (done: number) =>
-  Effect.sync(() => {
-    if (!process.stderr.isTTY) return
-    const width = 30
-    const filled = Math.min(width, Math.floor(Math.log10(done + 1) * 6))
-    process.stderr.write(`\r${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}`)
-  })
-const progressDone = Effect.sync(() => { if (process.stderr.isTTY) process.stderr.write("\n") })
 
 const run = <A, E extends { readonly _tag: string }, R>(eff: Effect.Effect<A, E, R>) => Effect.catchAll(Effect.asVoid(eff), fail)
 
@@ -58,6 +49,7 @@ const recordCommand = Command.make("record", {
 }, (o) => run(Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const writer = yield* LedgerWriter
+  const bar = stderrProgress("record")
   let n = 0
   yield* fs.stream(o.events).pipe(
     Stream.decodeText(),
@@ -71,10 +63,10 @@ const recordCommand = Command.make("record", {
       const body = yield* Effect.mapError(Schema.decodeUnknown(EventBody, { onExcessProperty: "error" })(parsed.right), (e) => ledgerError("invalid_event", e.message.slice(0, 300), `line ${n}`))
       if (body.type === "ledger") return yield* ledgerError("invalid_event", "a header is written by init only", `line ${n}`)
       yield* writer.append([body])
-      if (n % 500 === 0) yield* progress("record")(n)
+      yield* bar.tick(n, 0)
     }))
   )
-  yield* progressDone
+  yield* bar.done
   yield* Console.log(`recorded ${n} event${n === 1 ? "" : "s"}`)
 }).pipe(Effect.provide(openLedger(parseLocation(o.where), { ledger: o.ledger })))))
 
@@ -100,19 +92,22 @@ const exportCommand = Command.make("export", {
   const store = yield* LedgerStore
   const info = yield* store.info
   if (Option.isNone(info)) return yield* ledgerError("ledger_missing", `no ledger ${o.ledger}`)
+  const total = (yield* store.head).seq + 1
+  const bar = stderrProgress("export")
+  let n = 0
+  const counted = readLedger(store.lines).pipe(Stream.tap(() => bar.tick(++n, total)))
   if (o.mode === "aggregate_export") {
-    let n = 0
-    const out = yield* aggregate(readLedger(store.lines).pipe(Stream.tap(() => (++n % 1000 === 0 ? progress("export")(n) : Effect.void))), o.minGroup)
-    yield* progressDone
+    const out = yield* aggregate(counted, o.minGroup)
+    yield* bar.done
     return yield* Console.log(JSON.stringify(out))
   }
   // Lines leave as they were written and chained: the mode was declared at creation.
   if (o.mode !== info.value.mode) {
     return yield* ledgerError("mode_mismatch", `ledger ${o.ledger} was created ${info.value.mode}; its lines export only as ${info.value.mode} (or aggregate_export)`)
   }
-  let n = 0
-  yield* Stream.runForEach(readLedger(store.lines), () => (++n % 1000 === 0 ? progress("export")(n) : Effect.void))
-  yield* progressDone
+  // Every line is checked against the chain before any leaves.
+  yield* Stream.runDrain(counted)
+  yield* bar.done
   yield* Stream.runForEach(store.lines, (l) => Effect.sync(() => process.stdout.write(l + "\n")))
 }).pipe(Effect.provide(openStores(parseLocation(o.where), { ledger: o.ledger })))))
 
@@ -134,8 +129,9 @@ const replayCommand = Command.make("replay", {
   const parsed = parseJson(text, { maxDepth: 16, integersOnly: false })
   if (parsed._tag === "Left") return yield* ledgerError("invalid_policy", parsed.left.message)
   const spec = yield* decodePolicySpec(parsed.right)
-  const r = yield* replay(Stream.unwrap(events), toPolicy(spec), memory, progress("replay"))
-  yield* progressDone
+  const bar = stderrProgress("replay")
+  const r = yield* replay(Stream.unwrap(events), toPolicy(spec), memory, bar.tick)
+  yield* bar.done
   yield* Console.log(`${r.actions} recorded actions replayed under ${o.policy}: ${r.unchanged} decisions unchanged`)
   yield* Console.log(`  would deny ${r.newly_denied.count} that ran: ${r.newly_denied.tokens} tokens and $${r.newly_denied.usd} saved`)
   yield* Console.log(`  would allow ${r.newly_allowed.count} that were refused: ${r.newly_allowed.tokens} tokens and $${r.newly_allowed.usd} more, at their estimates`)

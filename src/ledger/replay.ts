@@ -56,7 +56,8 @@ export const replay = <E, R>(
   events: Stream.Stream<LedgerEvent, E, R>,
   policy: Policy,
   memory: Layer.Layer<Reservations | Atomic | LedgerStore>,
-  onProgress: (done: number) => Effect.Effect<void> = () => Effect.void
+  /** Called as actions are replayed: how many are done, of how many recorded. */
+  onProgress: (done: number, total: number) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<ReplayReport, E | LedgerError | StoreError, R> =>
   Effect.gen(function*() {
     const recorded = new Map<string, Recorded>()
@@ -96,7 +97,7 @@ export const replay = <E, R>(
           const why = r.decision?.reason ?? "allowed"
           byReason[why] = add(byReason[why], r.action.estimate.tokens, toNanos(r.action.estimate.usd))
         }
-        if (++done % 100 === 0) yield* onProgress(done)
+        yield* onProgress(++done, recorded.size)
       }
       return { actions: recorded.size, unchanged, newly_denied: newlyDenied, newly_allowed: newlyAllowed, by_reason: byReason, note: REPLAY_NOTE }
     }).pipe(Effect.provide(Layer.effect(LedgerWriter, Effect.zipRight(createLedger({ ledger: "replay", mode: "local_full", key: undefined }), makeWriter)).pipe(
