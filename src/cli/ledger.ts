@@ -8,7 +8,7 @@ import { Console, Effect, Layer, Option, Stream } from "effect"
 import { parseJson } from "../kernel/index.js"
 import { RandomBytes } from "../kernel/index.js"
 import {
-  aggregate, createLedger, decodePolicySpec, EventBody, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
+  aggregate, checkOutcome, createLedger, decodePolicySpec, EventBody, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
   LedgerMode, readLedger, replay, stats, toPolicy, verifyLedger
 } from "../ledger/index.js"
 import * as MemoryAtomic from "../store/memory/atomic.js"
@@ -25,7 +25,9 @@ const ledgerName = Options.text("ledger").pipe(Options.withDefault("default"), O
 const fail = (e: { readonly _tag: string; readonly message?: string }) =>
   Effect.sync(() => {
     const r = e as { reason?: string; detail?: string; path?: string; message?: string }
-    process.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${r.detail ?? r.message ?? ""}\n`)
+    // One line, whatever the detail holds (a Schema's parse error spans several).
+    const why = (r.detail ?? r.message ?? "").replace(/\s*\n\s*/g, " ")
+    process.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${why}\n`)
     process.exitCode = 1
   })
 
@@ -45,6 +47,7 @@ const MAX_RECORD_LINE = 256 * 1024
 
 const recordCommand = Command.make("record", {
   where, ledger: ledgerName,
+  task: Options.text("task").pipe(Options.optional, Options.withDescription("the task this record is for: every outcome must name it (outcome_task_mismatch)")),
   events: Args.file({ name: "EVENTS", exists: "yes" }).pipe(Args.withDescription("a JSONL file of event bodies (action, outcome, observation, protocol, ...)"))
 }, (o) => run(Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
@@ -62,6 +65,12 @@ const recordCommand = Command.make("record", {
       if (parsed._tag === "Left") return yield* ledgerError("invalid_event", parsed.left.message, `line ${n}`)
       const body = yield* Effect.mapError(Schema.decodeUnknown(EventBody, { onExcessProperty: "error" })(parsed.right), (e) => ledgerError("invalid_event", e.message.slice(0, 300), `line ${n}`))
       if (body.type === "ledger") return yield* ledgerError("invalid_event", "a header is written by init only", `line ${n}`)
+      // Seed "Outcome": the task identity must match the declared context.
+      if (body.type === "outcome") {
+        yield* checkOutcome(body.outcome, Option.isSome(o.task) ? { taskId: o.task.value } : {}).pipe(
+          Effect.mapError((e) => ledgerError(e.reason, e.detail, `line ${n}: ${e.path ?? "outcome"}`))
+        )
+      }
       yield* writer.append([body])
       yield* bar.tick(n, 0)
     }))
@@ -70,7 +79,12 @@ const recordCommand = Command.make("record", {
   yield* Console.log(`recorded ${n} event${n === 1 ? "" : "s"}`)
 }).pipe(Effect.provide(openLedger(parseLocation(o.where), { ledger: o.ledger })))))
 
-const events = Effect.map(LedgerStore, (s) => readLedger(s.lines))
+/** The events of a ledger that exists (`ledger_missing` otherwise: an empty store is not an empty ledger). */
+const events = Effect.gen(function*() {
+  const s = yield* LedgerStore
+  if (Option.isNone(yield* s.info)) return yield* ledgerError("ledger_missing", "no ledger here: run `mandate ledger init` first")
+  return readLedger(s.lines)
+})
 
 const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Options.boolean("json") }, (o) =>
   run(Effect.gen(function*() {
@@ -122,7 +136,7 @@ const memory = Layer.mergeAll(MemoryReservations.layerWithJournal, MemoryLedger.
 
 const replayCommand = Command.make("replay", {
   where, ledger: ledgerName,
-  policy: Options.file("policy", { exists: "yes" }).pipe(Options.withDescription("a policy file (schema/ledger/policy.schema.json)"))
+  policy: Options.file("policy", { exists: "yes" }).pipe(Options.withDescription("a policy file: JSON {version: 1, namespace?, policies: [...]} (src/ledger/policy-spec.ts)"))
 }, (o) => run(Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const text = yield* Effect.mapError(fs.readFileString(o.policy), (e) => ledgerError("invalid_policy", e.message))
