@@ -239,7 +239,7 @@ export const makeGuard = (config: GuardConfig) =>
           return yield* runLifted(action, id, limits, run, options, reserved.decision, reserveAndRecord, unrecorded)
         }
         return yield* runLifted(action, id, limits, run, options, decision(false, verdict.reason, verdict.directive, verdict.policy), reserveAndRecord, unrecorded)
-      })
+      }).pipe(Effect.withSpan("ledger.guard", { attributes: { kind: proposed.kind, mode, depth } }))
 
     /**
      * A non-blocking mode applies what was not recommended: the same draws, their limits lifted, so

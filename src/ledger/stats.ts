@@ -140,4 +140,4 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
     const people = new Set(rows.filter((r) => r.principal !== "-").map((r) => r.principal)).size
     parts.push(parts.length === 0 ? "This ledger records no decision yet." : `${plural(people, "principal")} ${people === 1 ? "appears" : "appear"} in this ledger.`)
     return { rows, summary: parts.join(" ") }
-  })
+  }).pipe(Effect.withSpan("ledger.stats"))
