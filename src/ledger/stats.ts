@@ -13,8 +13,17 @@ export interface StatsRow {
   readonly usd: string
 }
 
+/** One protocol's decisions: counts by kind, refusals by reason, and what was drawn, by name (exact decimals). */
+export interface ProtocolStats {
+  readonly kinds: Readonly<Record<string, number>>
+  readonly refused: Readonly<Record<string, number>>
+  readonly drawn: Readonly<Record<string, string>>
+}
+
 export interface Stats {
   readonly rows: ReadonlyArray<StatsRow>
+  /** By protocol (writ, yea): what `--json` gives a program instead of the sentence. */
+  readonly protocols: Readonly<Record<string, ProtocolStats>>
   readonly summary: string
 }
 
@@ -139,5 +148,10 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
     }
     const people = new Set(rows.filter((r) => r.principal !== "-").map((r) => r.principal)).size
     parts.push(parts.length === 0 ? "This ledger records no decision yet." : `${plural(people, "principal")} ${people === 1 ? "appears" : "appear"} in this ledger.`)
-    return { rows, summary: parts.join(" ") }
+    const protocols = Object.fromEntries([...proto.entries()].map(([name, p]) => [name, {
+      kinds: Object.fromEntries(p.kinds),
+      refused: Object.fromEntries(p.refused),
+      drawn: Object.fromEntries([...p.amounts.entries()].map(([k, v]) => [k, showDec(v)]))
+    }]))
+    return { rows, protocols, summary: parts.join(" ") }
   }).pipe(Effect.withSpan("ledger.stats"))

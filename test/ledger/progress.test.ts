@@ -75,6 +75,10 @@ describe("the stats summary", () => {
         "YEA: 1 committed, 2 spent declared uses; drawn: 13.00 spend:USD. " +
         "4 principals appear in this ledger."
       )
+      expect(s.protocols).toEqual({
+        writ: { kinds: { accepted: 1, consumed: 1, refused: 1 }, refused: { count_exhausted: 1 }, drawn: { count: "1", "total:amount": "600" } },
+        yea: { kinds: { commit: 1, uses_spent: 2 }, refused: {}, drawn: { "spend:USD": "13.00" } }
+      })
     }).pipe(Effect.provide(ledgerSubscriber.pipe(Layer.provideMerge(memoryLedger())))))
 
   it.effect("an empty ledger says so", () =>
