@@ -5,7 +5,7 @@
 // left by a crash (section 9) before it listens, so no request is answered from a state recovery
 // has not settled.
 import type { FileSystem } from "@effect/platform"
-import { Effect, Layer, Option, type Scope } from "effect"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 import { type ClientTls, httpForwarder } from "../bind/writ-http/client.js"
 import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
 import { type RateLimitOptions, RevokeRateLimit } from "../bind/writ-http/rate-limit.js"
@@ -19,6 +19,7 @@ import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
 import { Application, RootPolicy } from "../writ/executor/services.js"
 import { describeServeError, loadHandler, readBindingsFile, readSeedFile, ServeError } from "./inputs.js"
+import { parseLocation, recordDecisions } from "./ledger-open.js"
 
 export { describeServeError, loadHandler, readBindingsFile, readSeedFile, ServeError }
 
@@ -64,6 +65,11 @@ export interface ServeOptions {
   readonly act?: ReadonlyArray<string>
   /** Appendix B `endpoint` (default: the URL it listens on). */
   readonly publicUrl?: string
+  /**
+   * A decision ledger (a SQLite file other than `storeFile`, or postgres://...#schema) that
+   * receives every section 7 decision (issue 9 item 9); created local_full when absent.
+   */
+  readonly ledger?: string
 }
 
 export interface RunningExecutor {
@@ -91,7 +97,18 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       ? yield* readBindingsFile(options.bindings)
       : options.bindings
     const app = yield* loadHandler(options.handlerModule)
+    // One SQLite file per process holds one connection (src/store/sqlite/client.ts): the ledger
+    // must be a file of its own, or two connections of this process would wait on each other.
+    if (options.ledger !== undefined && options.ledger === options.storeFile) {
+      return yield* Effect.fail(new ServeError({ code: "mandate/bad_ledger", path: options.ledger, message: "the ledger must be another file than the store" }))
+    }
+    const decisions = options.ledger === undefined
+      ? Context.empty()
+      : yield* Layer.build(recordDecisions(parseLocation(options.ledger))).pipe(
+        Effect.mapError((e) => new ServeError({ code: "mandate/ledger_unavailable", path: options.ledger!, message: e._tag === "LedgerError" ? `${e.reason}: ${e.detail}` : e.message }))
+      )
     const services = Layer.mergeAll(
+      Layer.succeedContext(decisions),
       Signer.fromSeed(seed),
       Layer.succeed(Application, app),
       RootPolicy.list(options.roots),

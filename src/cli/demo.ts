@@ -4,6 +4,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { RandomBytes } from "../kernel/services.js"
+import { ensureLedger, ledgerWhere } from "./demo-ledger.js"
 import { runDemo } from "./demo/run.js"
 import { runCommand } from "./writ-io.js"
 
@@ -14,9 +15,16 @@ const cHandler = Options.file("c-handler").pipe(
   Options.withDescription("Run C (payment) with this handler module instead of src/cli/demo/payment.ts")
 )
 
-export const demoCommand = Command.make("demo", { out, cHandler }, ({ out, cHandler }) =>
+const ledgerOption = Options.text("ledger").pipe(
+  Options.optional,
+  Options.withDescription("Record B's and C's decisions in this decision ledger (SQLite file or postgres://...#schema), created when absent")
+)
+
+export const demoCommand = Command.make("demo", { out, cHandler, ledger: ledgerOption }, ({ out, cHandler, ledger: l }) =>
   runCommand(Effect.gen(function*() {
-    const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}) }).pipe(Effect.provide(RandomBytes.live))
+    const ledger = ledgerWhere(l)
+    if (ledger !== undefined) yield* ensureLedger(ledger)
+    const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}), ...(ledger !== undefined ? { ledger } : {}) }).pipe(Effect.provide(RandomBytes.live))
     if (!ok) yield* Effect.sync(() => { process.exitCode = 1 })
   }))
 )

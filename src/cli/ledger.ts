@@ -8,13 +8,14 @@ import { Console, Effect, Layer, Option, Stream } from "effect"
 import { parseJson } from "../kernel/index.js"
 import { RandomBytes } from "../kernel/index.js"
 import {
-  aggregate, createLedger, decodePolicySpec, EventBody, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
+  aggregate, checkOutcome, createLedger, decodePolicySpec, EventBody, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
   LedgerMode, readLedger, replay, stats, toPolicy, verifyLedger
 } from "../ledger/index.js"
 import * as MemoryAtomic from "../store/memory/atomic.js"
 import * as MemoryLedger from "../store/memory/ledger.js"
 import * as MemoryReservations from "../store/memory/reservations.js"
 import { openLedger, openStores, parseLocation } from "./ledger-open.js"
+import { stderrProgress } from "./ledger-progress.js"
 import { Schema } from "effect"
 
 const where = Args.text({ name: "WHERE" }).pipe(Args.withDescription("the ledger's store: a SQLite file, or postgres://...#schema"))
@@ -24,19 +25,11 @@ const ledgerName = Options.text("ledger").pipe(Options.withDefault("default"), O
 const fail = (e: { readonly _tag: string; readonly message?: string }) =>
   Effect.sync(() => {
     const r = e as { reason?: string; detail?: string; path?: string; message?: string }
-    process.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${r.detail ?? r.message ?? ""}\n`)
+    // One line, whatever the detail holds (a Schema's parse error spans several).
+    const why = (r.detail ?? r.message ?? "").replace(/\s*\n\s*/g, " ")
+    process.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${why}\n`)
     process.exitCode = 1
   })
-
-/** A progress bar on stderr (terminals only), redrawn every `every` items. */
-const progress = (label: string) => (done: number) =>
-  Effect.sync(() => {
-    if (!process.stderr.isTTY) return
-    const width = 30
-    const filled = Math.min(width, Math.floor(Math.log10(done + 1) * 6))
-    process.stderr.write(`\r${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}`)
-  })
-const progressDone = Effect.sync(() => { if (process.stderr.isTTY) process.stderr.write("\n") })
 
 const run = <A, E extends { readonly _tag: string }, R>(eff: Effect.Effect<A, E, R>) => Effect.catchAll(Effect.asVoid(eff), fail)
 
@@ -54,10 +47,12 @@ const MAX_RECORD_LINE = 256 * 1024
 
 const recordCommand = Command.make("record", {
   where, ledger: ledgerName,
+  task: Options.text("task").pipe(Options.optional, Options.withDescription("the task this record is for: every outcome must name it (outcome_task_mismatch)")),
   events: Args.file({ name: "EVENTS", exists: "yes" }).pipe(Args.withDescription("a JSONL file of event bodies (action, outcome, observation, protocol, ...)"))
 }, (o) => run(Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const writer = yield* LedgerWriter
+  const bar = stderrProgress("record")
   let n = 0
   yield* fs.stream(o.events).pipe(
     Stream.decodeText(),
@@ -70,15 +65,26 @@ const recordCommand = Command.make("record", {
       if (parsed._tag === "Left") return yield* ledgerError("invalid_event", parsed.left.message, `line ${n}`)
       const body = yield* Effect.mapError(Schema.decodeUnknown(EventBody, { onExcessProperty: "error" })(parsed.right), (e) => ledgerError("invalid_event", e.message.slice(0, 300), `line ${n}`))
       if (body.type === "ledger") return yield* ledgerError("invalid_event", "a header is written by init only", `line ${n}`)
+      // Seed "Outcome": the task identity must match the declared context.
+      if (body.type === "outcome") {
+        yield* checkOutcome(body.outcome, Option.isSome(o.task) ? { taskId: o.task.value } : {}).pipe(
+          Effect.mapError((e) => ledgerError(e.reason, e.detail, `line ${n}: ${e.path ?? "outcome"}`))
+        )
+      }
       yield* writer.append([body])
-      if (n % 500 === 0) yield* progress("record")(n)
+      yield* bar.tick(n, 0)
     }))
   )
-  yield* progressDone
+  yield* bar.done
   yield* Console.log(`recorded ${n} event${n === 1 ? "" : "s"}`)
 }).pipe(Effect.provide(openLedger(parseLocation(o.where), { ledger: o.ledger })))))
 
-const events = Effect.map(LedgerStore, (s) => readLedger(s.lines))
+/** The events of a ledger that exists (`ledger_missing` otherwise: an empty store is not an empty ledger). */
+const events = Effect.gen(function*() {
+  const s = yield* LedgerStore
+  if (Option.isNone(yield* s.info)) return yield* ledgerError("ledger_missing", "no ledger here: run `mandate ledger init` first")
+  return readLedger(s.lines)
+})
 
 const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Options.boolean("json") }, (o) =>
   run(Effect.gen(function*() {
@@ -100,19 +106,22 @@ const exportCommand = Command.make("export", {
   const store = yield* LedgerStore
   const info = yield* store.info
   if (Option.isNone(info)) return yield* ledgerError("ledger_missing", `no ledger ${o.ledger}`)
+  const total = (yield* store.head).seq + 1
+  const bar = stderrProgress("export")
+  let n = 0
+  const counted = readLedger(store.lines).pipe(Stream.tap(() => bar.tick(++n, total)))
   if (o.mode === "aggregate_export") {
-    let n = 0
-    const out = yield* aggregate(readLedger(store.lines).pipe(Stream.tap(() => (++n % 1000 === 0 ? progress("export")(n) : Effect.void))), o.minGroup)
-    yield* progressDone
+    const out = yield* aggregate(counted, o.minGroup)
+    yield* bar.done
     return yield* Console.log(JSON.stringify(out))
   }
   // Lines leave as they were written and chained: the mode was declared at creation.
   if (o.mode !== info.value.mode) {
     return yield* ledgerError("mode_mismatch", `ledger ${o.ledger} was created ${info.value.mode}; its lines export only as ${info.value.mode} (or aggregate_export)`)
   }
-  let n = 0
-  yield* Stream.runForEach(readLedger(store.lines), () => (++n % 1000 === 0 ? progress("export")(n) : Effect.void))
-  yield* progressDone
+  // Every line is checked against the chain before any leaves.
+  yield* Stream.runDrain(counted)
+  yield* bar.done
   yield* Stream.runForEach(store.lines, (l) => Effect.sync(() => process.stdout.write(l + "\n")))
 }).pipe(Effect.provide(openStores(parseLocation(o.where), { ledger: o.ledger })))))
 
@@ -127,15 +136,16 @@ const memory = Layer.mergeAll(MemoryReservations.layerWithJournal, MemoryLedger.
 
 const replayCommand = Command.make("replay", {
   where, ledger: ledgerName,
-  policy: Options.file("policy", { exists: "yes" }).pipe(Options.withDescription("a policy file (schema/ledger/policy.schema.json)"))
+  policy: Options.file("policy", { exists: "yes" }).pipe(Options.withDescription("a policy file: JSON {version: 1, namespace?, policies: [...]} (src/ledger/policy-spec.ts)"))
 }, (o) => run(Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const text = yield* Effect.mapError(fs.readFileString(o.policy), (e) => ledgerError("invalid_policy", e.message))
   const parsed = parseJson(text, { maxDepth: 16, integersOnly: false })
   if (parsed._tag === "Left") return yield* ledgerError("invalid_policy", parsed.left.message)
   const spec = yield* decodePolicySpec(parsed.right)
-  const r = yield* replay(Stream.unwrap(events), toPolicy(spec), memory, progress("replay"))
-  yield* progressDone
+  const bar = stderrProgress("replay")
+  const r = yield* replay(Stream.unwrap(events), toPolicy(spec), memory, bar.tick)
+  yield* bar.done
   yield* Console.log(`${r.actions} recorded actions replayed under ${o.policy}: ${r.unchanged} decisions unchanged`)
   yield* Console.log(`  would deny ${r.newly_denied.count} that ran: ${r.newly_denied.tokens} tokens and $${r.newly_denied.usd} saved`)
   yield* Console.log(`  would allow ${r.newly_allowed.count} that were refused: ${r.newly_allowed.tokens} tokens and $${r.newly_allowed.usd} more, at their estimates`)

@@ -48,6 +48,7 @@ const rootLifetime = Options.integer("root-lifetime").pipe(
 )
 const cacheBytes = limit("verification-cache-bytes", DEFAULT_VERIFICATION_CACHE_BYTES,
   "Bytes the verification cache (decoded keys, passed signature checks) may hold")
+const ledger = Options.text("ledger").pipe(Options.optional, Options.withDescription("A decision ledger (SQLite file or postgres://...#schema) receiving every section 7 decision; created when absent"))
 const revokeBurst = Options.integer("revoke-burst").pipe(Options.withDefault(60), Options.withDescription("Revokes a peer may send at once (section 12)"))
 const revokeRate = Options.integer("revoke-rate").pipe(Options.withDefault(10), Options.withDescription("Revokes per second a peer regains"))
 
@@ -59,7 +60,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, rootLifetime, cacheBytes },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, rootLifetime, cacheBytes },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -91,6 +92,7 @@ export const writServeCommand = Command.make(
         ...(Option.isSome(o.forward) ? { forward: Object.fromEntries(HashMap.toEntries(o.forward.value)) } : {}),
         act: o.act,
         ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
+        ...(Option.isSome(o.ledger) ? { ledger: o.ledger.value } : {}),
         revokeRate: { burst: o.revokeBurst, perSecond: o.revokeRate },
         synchronous: o.synchronous,
         rootLifetimeSeconds: o.rootLifetime === 0 ? null : o.rootLifetime,

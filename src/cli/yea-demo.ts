@@ -1,8 +1,9 @@
 // `mandate yea demo`: the whole YEA flow (src/app/yea-demo.ts) on yea:// TCP, stdio and the HTTP
 // bridge, with the example calendar and shop. Prints what the agent reads, checks every
 // expectation, and exits 1 if any fails.
-import { Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import { DecisionEvents } from "../accounting/decision-events.js"
 import { runDemo, type DemoKeys, type Reach } from "../app/yea-demo.js"
 import { exampleRuntime, stateLayer } from "../app/yea-serve.js"
 import { connectHttp } from "../bind/yea-http/client.js"
@@ -12,6 +13,8 @@ import { connectTcp } from "../bind/yea-tcp/client.js"
 import { serveTcp } from "../bind/yea-tcp/server.js"
 import { RandomBytes } from "../kernel/services.js"
 import { keyFromSeed } from "../yea/keys.js"
+import { demoLedger, ledgerWhere } from "./demo-ledger.js"
+import { describeFailure } from "./writ-io.js"
 
 /** The three legs, each with fresh services; `self` is how to start this CLI as a child (stdio). */
 export const demoLegs = (keys: DemoKeys, self: ReadonlyArray<string>) => {
@@ -44,8 +47,16 @@ export const demoLegs = (keys: DemoKeys, self: ReadonlyArray<string>) => {
   return [["yea:// (TCP)", tcp], ["stdio:", stdio], ["HTTP bridge", http]] as const
 }
 
-export const yeaDemoCommand = Command.make("demo", {}, () =>
-  Effect.gen(function* () {
+// Issue 9: with --ledger, the services of the in-process legs (yea:// and the HTTP bridge) record
+// their decisions there; the stdio leg's services are child processes and record nothing.
+const ledgerOption = Options.text("ledger").pipe(
+  Options.optional,
+  Options.withDescription("Record the services' decisions (TCP and HTTP legs) in this decision ledger, created when absent")
+)
+
+export const yeaDemoCommand = Command.make("demo", { ledger: ledgerOption }, ({ ledger }) => {
+  const where = ledgerWhere(ledger)
+  return Effect.gen(function* () {
     const random = yield* RandomBytes
     const keys: DemoKeys = { principal: yield* random.bytes(32), agent: yield* random.bytes(32) }
     const self = [process.execPath, ...process.execArgv, process.argv[1]]
@@ -63,5 +74,8 @@ export const yeaDemoCommand = Command.make("demo", {}, () =>
       yield* Console.log(`\n${failed} checks failed`)
       yield* Effect.sync(() => void (process.exitCode = 1))
     } else yield* Console.log("\nall checks passed on every transport")
-  }).pipe(Effect.provide(RandomBytes.live))
-)
+  }).pipe(
+    Effect.provide(Layer.merge(RandomBytes.live, where === undefined ? DecisionEvents.none : demoLedger(where))),
+    Effect.catchTag("CliError", (e) => Effect.zipRight(Console.error(`error: ${describeFailure(e)}`), Effect.sync(() => void (process.exitCode = 1))))
+  )
+})

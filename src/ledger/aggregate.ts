@@ -74,4 +74,4 @@ export const aggregate = <E, R>(events: Stream.Stream<LedgerEvent, E, R>, minGro
       out.push({ protocol, event, kind, reason, outcome, count: a.count, tokens: a.tokens, usd: fromNanos(a.usd) })
     }
     return { mode: "aggregate_export", min_group: k, groups: out, suppressed_groups: suppressed } as const
-  })
+  }).pipe(Effect.withSpan("ledger.aggregate"))

@@ -1,8 +1,9 @@
 // Capability negotiation (seed "Capability negotiation"; issue 9 item 3). An adapter (the glue
 // between an agent framework and the guard) states what it claims to observe and control, but the
 // level the guard works at is DERIVED from what the adapter demonstrably does with a canary action:
-// asked to deny it, did the canary still run? asked to allow it, did it run? "A prompt convention
-// or advisory skill is not enforcement": an adapter that only tells the agent is `advisory`.
+// asked to deny it, did the canary still run? asked to allow it, did it run? does what it reports
+// tell a canary that ran from one that never did? "A prompt convention or advisory skill is not
+// enforcement": an adapter that only tells the agent is `advisory`.
 import { Effect, Schema } from "effect"
 import type { Action, Directive, Mode } from "./model.js"
 import { ledgerError, type LedgerError } from "./reason.js"
@@ -26,16 +27,16 @@ export interface Adapter {
    * intercept anything (a prompt convention).
    */
   readonly intercept?: (action: Action, directive: Directive, perform: Effect.Effect<void>) => Effect.Effect<void, unknown>
-  /** Whether the adapter reports actions after they ran (observation without control). */
+  /** Whether the adapter saw `action` run (checked against canaries that did and did not run). */
   readonly reports?: (action: Action) => Effect.Effect<boolean, unknown>
 }
 
-const canary: Action = {
-  id: "capability-canary",
+const canary = (id: string): Action => ({
+  id: `capability-canary-${id}`,
   kind: "canary",
   metadata: {},
   estimate: { tokens: 0, usd: "0" as Action["estimate"]["usd"], latency_ms: 0, risk: 0 }
-}
+})
 
 declare const Negotiated: unique symbol
 /** A level that came out of `negotiate`: only this module makes one. */
@@ -46,21 +47,31 @@ export interface NegotiatedCapabilities {
   readonly claimed: AgentCapabilities
 }
 
-/** Derives the adapter's level by trying the canary (run and denied); the claim is only recorded. */
+/**
+ * Derives the adapter's level from three canaries; the claim is only recorded:
+ * - one it is told to deny and one it is told to allow, through its interception point: `block`
+ *   if the denied one did not run and the allowed one did, `observe` if both ran (it sees actions
+ *   pass but does not stop them), `advisory` otherwise or without an interception point (nothing
+ *   it could do can be seen, so nothing is believed);
+ * - when it also reports, it must say the allowed canary ran and a third, never proposed, did not:
+ *   a report that cannot tell them apart is not observation, and the level is `advisory`.
+ * A failing adapter demonstrates nothing.
+ */
 export const negotiate = (adapter: Adapter): Effect.Effect<NegotiatedCapabilities> =>
   Effect.gen(function*() {
     let level: CapabilityLevel = "advisory"
     if (adapter.intercept !== undefined) {
       let ranWhenDenied = false
       let ranWhenAllowed = false
-      yield* Effect.ignore(adapter.intercept(canary, { _tag: "deny" }, Effect.sync(() => { ranWhenDenied = true })))
-      yield* Effect.ignore(adapter.intercept(canary, { _tag: "allow" }, Effect.sync(() => { ranWhenAllowed = true })))
+      yield* Effect.ignore(adapter.intercept(canary("denied"), { _tag: "deny" }, Effect.sync(() => { ranWhenDenied = true })))
+      yield* Effect.ignore(adapter.intercept(canary("allowed"), { _tag: "allow" }, Effect.sync(() => { ranWhenAllowed = true })))
       if (!ranWhenDenied && ranWhenAllowed) level = "block"
       else if (ranWhenAllowed) level = "observe"
     }
-    if (level === "advisory" && adapter.reports !== undefined) {
-      const seen = yield* Effect.orElseSucceed(adapter.reports(canary), () => false)
-      if (seen) level = "observe"
+    if (level !== "advisory" && adapter.reports !== undefined) {
+      const sawRun = yield* Effect.orElseSucceed(adapter.reports(canary("allowed")), () => false)
+      const sawNever = yield* Effect.orElseSucceed(adapter.reports(canary("never")), () => true)
+      if (!sawRun || sawNever) level = "advisory"
     }
     return { adapter: adapter.name, level, claimed: adapter.claimed } as NegotiatedCapabilities
   })

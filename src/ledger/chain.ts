@@ -75,4 +75,4 @@ export const verifyLedger = <E>(lines: Stream.Stream<string, E>, recorded?: Head
       return yield* ledgerError("head_mismatch", `the store recorded line ${recorded.seq + 1} (${recorded.hash}) as the last; the ledger ends at line ${head.seq + 1} (${head.hash})`)
     }
     return { lines: count, head, ledger, mode }
-  })
+  }).pipe(Effect.withSpan("ledger.verify"))

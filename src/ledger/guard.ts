@@ -12,8 +12,8 @@
 //      the dedup unit is given back on failure, so a failed action is never a completed duplicate.
 // Every reservation gets its own identity (a random nonce), so concurrent semantic duplicates in a
 // non-blocking mode never share one (seed: "so Shadow Mode does not alter agent behavior").
-import { Effect, Exit, Cause, Option, Schema } from "effect"
-import { Atomic, type LimitSpec, Reservations } from "../accounting/reservations.js"
+import { Effect, Exit, Cause, Option, Ref, Schema } from "effect"
+import { Atomic, type LimitExhausted, type LimitSpec, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import { Action, type Cost, Decision, type Directive, type Mode, type TokenUsage } from "./model.js"
@@ -25,6 +25,7 @@ import { ValueEstimator } from "./value.js"
 import { LedgerWriter } from "./writer.js"
 import { type NegotiatedCapabilities, requireMode } from "./capability.js"
 import type { EventBody } from "./events.js"
+import { directiveEffect } from "./directive.js"
 
 /** What a guarded run reports: its value and what it actually cost. */
 export interface RunResult<A> {
@@ -54,12 +55,20 @@ export interface GuardConfig {
   readonly capabilities?: NegotiatedCapabilities
 }
 
-export interface GuardOptions<E> {
+export interface GuardOptions<E, A = never, R = never> {
+  /**
+   * How to run the action a `modify` directive put in place of the proposed one (directive.ts).
+   * Without it, enforce cannot apply a modify and refuses with DirectiveIssued.
+   */
+  readonly modified?: (action: Action) => Effect.Effect<RunResult<A>, E | GuardAbort, R>
   /** Measured spend of a failed run, when the failure carries it; otherwise the estimate is kept. */
   readonly failureSpend?: (e: E) => Cost | undefined
   /** Context for the value estimator (e.g. a task type). */
   readonly context?: string
 }
+
+/** What settling a failed run needs of the options. */
+type Settling<E> = Pick<GuardOptions<E>, "failureSpend">
 
 const MAX = 2n ** 62n
 
@@ -106,7 +115,7 @@ export const makeGuard = (config: GuardConfig) =>
     })
 
     /** Settles `id` as `exit` says and writes the settlement in the same atomic step. */
-    const settle = <A, E>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, exit: Exit.Exit<RunResult<A>, E | GuardAbort>, options: GuardOptions<E>) =>
+    const settle = <A, E>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, exit: Exit.Exit<RunResult<A>, E | GuardAbort>, options: Settling<E>) =>
       atomic.transaction(Effect.gen(function*() {
         const base = { type: "settlement" as const, run_id: runId, action_id: action.id, reservation_id: id }
         if (Exit.isSuccess(exit)) {
@@ -141,10 +150,18 @@ export const makeGuard = (config: GuardConfig) =>
         ])
       }))
 
+    /** Set by a `stop` directive in enforce: every later action of this guard is refused with it (directive.ts). */
+    const stopped = yield* Ref.make(Option.none<Decision>())
+    const refuseRecorded = (action: Action, d: Decision) =>
+      Effect.zipRight(
+        writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }]),
+        Effect.fail<ActionDenied | DirectiveIssued>(d.directive._tag === "deny" ? new ActionDenied({ decision: d }) : new DirectiveIssued({ decision: d }))
+      )
+
     const guardDetailed = <A, E, R>(
       proposed: Action,
       run: Effect.Effect<RunResult<A>, E | GuardAbort, R>,
-      options: GuardOptions<E> = {},
+      options: GuardOptions<E, A, R> = {},
       depth = 0
     ): Effect.Effect<{ readonly value: A; readonly decision: Decision }, E | GuardAbort | ActionDenied | DirectiveIssued | LedgerError | StoreError, R> =>
       Effect.gen(function*() {
@@ -152,66 +169,99 @@ export const makeGuard = (config: GuardConfig) =>
           Effect.mapError((e) => ledgerError("invalid_action", e.message.slice(0, 500)))
         )
         const fp = yield* fingerprint(action, "exact")
-        const value = action.value ?? (Option.isSome(estimator) ? yield* estimator.value.estimate(action.kind, options.context) : undefined)
-        const c = yield* config.policy.evaluate({ action, value, namespace: config.namespace })
-        const limits = limitsOf(c.draws, c.caps)
-        const verdict = c.verdicts[0]
-        // Directive contract (directive.ts): `modify` replaces the action, re-evaluated once.
-        if (mode === "enforce" && verdict?.directive._tag === "modify" && depth === 0) {
-          return yield* guardDetailed(verdict.directive.action, run, options, 1)
-        }
-        const id = `r-${encodeBase64url(yield* random.bytes(12))}`
         const decision = (recommended: boolean, reason: DecisionReason, directive: Directive, policy?: string): Decision => ({
           action_id: action.id, mode, allowed: mode === "enforce" ? recommended : true, recommended, reason, directive,
           ...(policy !== undefined ? { policy } : {}), fingerprint: fp
         })
+        const stop = yield* Ref.get(stopped)
+        if (Option.isSome(stop)) {
+          return yield* refuseRecorded(action, decision(false, "directive_issued", { _tag: "stop" }, stop.value.policy))
+        }
+        const value = action.value ?? (Option.isSome(estimator) ? yield* estimator.value.estimate(action.kind, options.context) : undefined)
+        const c = yield* config.policy.evaluate({ action, value, namespace: config.namespace })
+        const limits = limitsOf(c.draws, c.caps)
+        const verdict = c.verdicts[0]
+        // The directive's effect in this mode (directive.ts, the one place that decides it).
+        if (verdict !== undefined) {
+          const d = decision(false, verdict.reason, verdict.directive, verdict.policy)
+          const modified = options.modified
+          switch (directiveEffect(mode, verdict.directive, depth === 0 && modified !== undefined)) {
+            case "refuse":
+            case "issue":
+              return yield* refuseRecorded(action, d)
+            case "stop":
+              yield* Ref.set(stopped, Option.some(d))
+              return yield* refuseRecorded(action, d)
+            case "replace": {
+              const replacement = (verdict.directive as Extract<Directive, { _tag: "modify" }>).action
+              yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }])
+              const { modified: _, ...rest } = options
+              return yield* guardDetailed(replacement, modified!(replacement), rest, 1)
+            }
+            case "run":
+              break
+          }
+        }
+        const id = `r-${encodeBase64url(yield* random.bytes(12))}`
         const reserveAndRecord = (ls: ReadonlyArray<LimitSpec>, d: Decision) =>
           atomic.transaction(Effect.gen(function*() {
             yield* reservations.reserve({ id, limits: ls, onFailure: "consume" })
             yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }, reservationBody(action, id, ls)])
-          }))
+          })).pipe(
+            // A colliding random id or a malformed request is this module's bug, not a decision.
+            Effect.catchTags({ ReservationConflict: Effect.die, ReservationInvalid: Effect.die })
+          )
+        /** Shadow must not change the agent's behaviour: a broken store or ledger is logged, the action runs. */
+        const unrecorded = (d: Decision) => (e: StoreError | LedgerError) =>
+          mode === "enforce"
+            ? Effect.fail(e)
+            : Effect.zipRight(Effect.logWarning("ledger guard: not recorded", e), Effect.map(run, (r) => ({ _tag: "ran", value: r.value, decision: d }) as const))
 
-        let d: Decision
-        if (verdict !== undefined) {
-          d = decision(false, verdict.reason, verdict.directive, verdict.policy)
-        } else {
-          const attempt = yield* Effect.either(reserveAndRecord(limits, decision(true, "allowed", { _tag: "allow" })))
-          if (attempt._tag === "Right") d = decision(true, "allowed", { _tag: "allow" })
-          else if (attempt.left._tag === "LimitExhausted") {
-            const ex = attempt.left
-            const draw = c.draws.find((x) => x.key === ex.key)!
-            // Over the lowered limit but within the budget: the verification reserve refused it.
-            const cap = c.caps.find((x) => x.key === ex.key)
-            const reason = cap !== undefined && ex.used + ex.amount <= draw.limit ? cap.reason : draw.reason
-            d = decision(false, reason, { _tag: "deny" }, cap !== undefined && reason === cap.reason ? cap.policy : draw.policy)
-          } else if (mode === "enforce") {
-            return yield* Effect.fail(attempt.left as LedgerError)
-          } else {
-            // Shadow must not change the agent's behaviour: a broken store or ledger is logged, the action runs.
-            yield* Effect.logWarning("ledger guard: not recorded", attempt.left)
-            const r = yield* run
-            return { value: r.value, decision: decision(true, "allowed", { _tag: "allow" }) }
-          }
+        if (verdict === undefined) {
+          const allowed = decision(true, "allowed", { _tag: "allow" })
+          const reserved = yield* reserveAndRecord(limits, allowed).pipe(
+            Effect.as({ _tag: "reserved" } as const),
+            Effect.catchTags({
+              LimitExhausted: (ex) => {
+                const draw = c.draws.find((x) => x.key === ex.key)!
+                // Over the lowered limit but within the budget: the verification reserve refused it.
+                const cap = c.caps.find((x) => x.key === ex.key)
+                const byCap = cap !== undefined && ex.used + ex.amount <= draw.limit
+                return Effect.succeed({ _tag: "refused", decision: decision(false, byCap ? cap.reason : draw.reason, { _tag: "deny" }, byCap ? cap.policy : draw.policy) } as const)
+              },
+              StoreError: unrecorded(allowed),
+              LedgerError: unrecorded(allowed)
+            })
+          )
+          if (reserved._tag === "ran") return { value: reserved.value, decision: reserved.decision }
+          if (reserved._tag === "reserved") return yield* runAndSettle(action, id, limits, run, options, allowed)
+          if (mode === "enforce") return yield* refuseRecorded(action, reserved.decision)
+          return yield* runLifted(action, id, limits, run, options, reserved.decision, reserveAndRecord, unrecorded)
         }
+        return yield* runLifted(action, id, limits, run, options, decision(false, verdict.reason, verdict.directive, verdict.policy), reserveAndRecord, unrecorded)
+      }).pipe(Effect.withSpan("ledger.guard", { attributes: { kind: proposed.kind, mode, depth } }))
 
-        if (!d.recommended) {
-          if (mode === "enforce") {
-            yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }])
-            return yield* (d.directive._tag === "deny" ? new ActionDenied({ decision: d }) : new DirectiveIssued({ decision: d }))
-          }
-          const lifted = limits.map((l) => ({ ...l, limit: MAX }))
-          const recorded = yield* Effect.either(reserveAndRecord(lifted, d))
-          if (recorded._tag === "Left") {
-            yield* Effect.logWarning("ledger guard: not recorded", recorded.left)
-            const r = yield* run
-            return { value: r.value, decision: d }
-          }
-          return yield* runAndSettle(action, id, lifted, run, options, d)
-        }
-        return yield* runAndSettle(action, id, limits, run, options, d)
+    /**
+     * A non-blocking mode applies what was not recommended: the same draws, their limits lifted, so
+     * the spend is still accounted; the decision keeps the recommendation.
+     */
+    const runLifted = <A, E, R>(
+      action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E, A, R>, d: Decision,
+      reserveAndRecord: (ls: ReadonlyArray<LimitSpec>, d: Decision) => Effect.Effect<void, LimitExhausted | StoreError | LedgerError>,
+      unrecorded: (d: Decision) => (e: StoreError | LedgerError) => Effect.Effect<{ readonly _tag: "ran"; readonly value: A; readonly decision: Decision }, E | GuardAbort | StoreError | LedgerError, R>
+    ) =>
+      Effect.gen(function*() {
+        const lifted = limits.map((l) => ({ ...l, limit: MAX }))
+        const recorded = yield* reserveAndRecord(lifted, d).pipe(
+          Effect.as({ _tag: "reserved" } as const),
+          // Lifted limits cannot be exhausted short of 2^62; should one be, the action still runs unrecorded.
+          Effect.catchTags({ LimitExhausted: (e) => unrecorded(d)(ledgerError("invalid_action", `limit ${e.key} over 2^62`)), StoreError: unrecorded(d), LedgerError: unrecorded(d) })
+        )
+        if (recorded._tag === "ran") return { value: recorded.value, decision: recorded.decision }
+        return yield* runAndSettle(action, id, lifted, run, options, d)
       })
 
-    const runAndSettle = <A, E, R>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E>, decision: Decision) =>
+    const runAndSettle = <A, E, R>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: Settling<E>, decision: Decision) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const exit = yield* Effect.exit(restore(run))
@@ -223,7 +273,7 @@ export const makeGuard = (config: GuardConfig) =>
           return { value: r.value, decision }
         }))
 
-    const guard = <A, E, R>(action: Action, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E> = {}) =>
+    const guard = <A, E, R>(action: Action, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E, A, R> = {}) =>
       Effect.map(guardDetailed(action, run, options), (r) => r.value)
 
     /**

@@ -120,6 +120,10 @@ export const Directive = Schema.Union(
 ).annotations({ identifier: "Directive" })
 export type Directive = typeof Directive.Type
 
+/** The seed's name for it: "The universal protocol represents adapter instructions as AgentDirective values". */
+export const AgentDirective = Directive
+export type AgentDirective = Directive
+
 export const allow: Directive = { _tag: "allow" }
 export const deny: Directive = { _tag: "deny" }
 

@@ -1,5 +1,5 @@
-// A policy as data (schema/ledger/policy.schema.json): what `mandate ledger record --policy` and
-// `mandate ledger replay --policy` read. One Schema decodes the file; `toPolicy` builds the
+// A policy as data: what `mandate ledger replay --policy` reads (and what a composition root may
+// load to build its guard's policy). One Schema decodes the file; `toPolicy` builds the
 // composed Policy in the order listed.
 import { Effect, Schema } from "effect"
 import { DedupScope } from "./fingerprint.js"

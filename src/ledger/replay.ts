@@ -3,13 +3,13 @@
 // what was recorded. The same guard decides (an in-memory store, enforce mode); an action P allows
 // is settled with its recorded actual usage if it ran, or with its estimate if it never ran: replay
 // "does not know what unexecuted trajectories would have produced and is not causal proof".
-import { Effect, Exit, Layer, Schema, Stream } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { RandomBytes } from "../kernel/index.js"
 import type { LedgerEvent } from "./events.js"
 import { makeGuard } from "./guard.js"
 import type { Action, Cost, Decision } from "./model.js"
 import type { Policy } from "./policy.js"
-import { type LedgerError } from "./reason.js"
+import type { DecisionReason, LedgerError } from "./reason.js"
 import { fromNanos, toNanos, type Usd } from "./usd.js"
 import { createLedger, type LedgerStore, LedgerWriter, makeWriter } from "./writer.js"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
@@ -56,7 +56,8 @@ export const replay = <E, R>(
   events: Stream.Stream<LedgerEvent, E, R>,
   policy: Policy,
   memory: Layer.Layer<Reservations | Atomic | LedgerStore>,
-  onProgress: (done: number) => Effect.Effect<void> = () => Effect.void
+  /** Called as actions are replayed: how many are done, of how many recorded. */
+  onProgress: (done: number, total: number) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<ReplayReport, E | LedgerError | StoreError, R> =>
   Effect.gen(function*() {
     const recorded = new Map<string, Recorded>()
@@ -78,12 +79,20 @@ export const replay = <E, R>(
         const ran = r.state !== undefined && r.state !== "released"
         const actual = ran && r.actual !== undefined ? r.actual : r.action.estimate
         const run = r.state === "failed" ? Effect.fail(new RecordedFailure()) : Effect.succeed({ value: undefined, actual })
-        const exit = yield* Effect.exit(guard.guardDetailed(r.action, run, { failureSpend: () => actual }))
-        const allowedNow = Exit.isSuccess(exit) || (Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "RecordedFailure")
-        const reasonNow = Exit.isFailure(exit) && exit.cause._tag === "Fail" && (exit.cause.error._tag === "ActionDenied" || exit.cause.error._tag === "DirectiveIssued")
-          ? exit.cause.error.decision.reason
-          : "allowed"
-        if (Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "LedgerError") return yield* exit.cause.error
+        // What P recommends: a recorded failure still ran (allowed); a refusal names P's reason; a
+        // failure of the replay's own stores or checks ends the replay.
+        const now = yield* guard.guardDetailed(r.action, run, { failureSpend: () => actual }).pipe(
+          Effect.as({ allowed: true, reason: "allowed" as DecisionReason }),
+          Effect.catchTags({
+            RecordedFailure: () => Effect.succeed({ allowed: true, reason: "allowed" as DecisionReason }),
+            ActionDenied: (e) => Effect.succeed({ allowed: false, reason: e.decision.reason }),
+            DirectiveIssued: (e) => Effect.succeed({ allowed: false, reason: e.decision.reason }),
+            // The replayed run never aborts; should one, it released everything, as an abort does.
+            GuardAbort: () => Effect.succeed({ allowed: true, reason: "allowed" as DecisionReason })
+          })
+        )
+        const allowedNow = now.allowed
+        const reasonNow = now.reason
         const allowedThen = r.decision?.allowed ?? true
         if (allowedThen === allowedNow) unchanged++
         else if (allowedThen) {
@@ -96,10 +105,10 @@ export const replay = <E, R>(
           const why = r.decision?.reason ?? "allowed"
           byReason[why] = add(byReason[why], r.action.estimate.tokens, toNanos(r.action.estimate.usd))
         }
-        if (++done % 100 === 0) yield* onProgress(done)
+        yield* onProgress(++done, recorded.size)
       }
       return { actions: recorded.size, unchanged, newly_denied: newlyDenied, newly_allowed: newlyAllowed, by_reason: byReason, note: REPLAY_NOTE }
     }).pipe(Effect.provide(Layer.effect(LedgerWriter, Effect.zipRight(createLedger({ ledger: "replay", mode: "local_full", key: undefined }), makeWriter)).pipe(
       Layer.provideMerge(Layer.merge(memory, RandomBytes.seeded(new Uint8Array(8))))
     )))
-  })
+  }).pipe(Effect.withSpan("ledger.replay"))

@@ -13,12 +13,63 @@ export interface StatsRow {
   readonly usd: string
 }
 
+/** One protocol's decisions: counts by kind, refusals by reason, and what was drawn, by name (exact decimals). */
+export interface ProtocolStats {
+  readonly kinds: Readonly<Record<string, number>>
+  readonly refused: Readonly<Record<string, number>>
+  readonly drawn: Readonly<Record<string, string>>
+}
+
 export interface Stats {
   readonly rows: ReadonlyArray<StatsRow>
+  /** By protocol (writ, yea): what `--json` gives a program instead of the sentence. */
+  readonly protocols: Readonly<Record<string, ProtocolStats>>
   readonly summary: string
 }
 
 interface Acc { count: number; tokens: number; usd: bigint }
+
+/** An exact decimal as units at a scale: `12.50` is 1250 at 2. */
+interface Dec { readonly units: bigint; readonly scale: number }
+const parseDec = (s: string): Dec => {
+  const [int, frac = ""] = s.replace(/^-/, "").split(".")
+  const units = BigInt(int + frac)
+  return { units: s.startsWith("-") ? -units : units, scale: frac.length }
+}
+const addDec = (a: Dec, b: Dec): Dec => {
+  const scale = Math.max(a.scale, b.scale)
+  return { units: a.units * 10n ** BigInt(scale - a.scale) + b.units * 10n ** BigInt(scale - b.scale), scale }
+}
+const maxDec = (a: Dec, b: Dec): Dec => (addDec(a, { units: -b.units, scale: b.scale }).units >= 0n ? a : b)
+const showDec = (d: Dec): string => {
+  if (d.scale === 0) return d.units.toString()
+  const neg = d.units < 0n
+  const digits = (neg ? -d.units : d.units).toString().padStart(d.scale + 1, "0")
+  return `${neg ? "-" : ""}${digits.slice(0, -d.scale)}.${digits.slice(-d.scale)}`
+}
+
+/** Writ publishes a draw per writ of the chain (`count:W`, `total:NAME:W`): the call consumed the largest of each. */
+const amountKey = (protocol: string, name: string): string =>
+  protocol === "writ" ? name.replace(/:[^:]{8}$/, "") : name
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** What a kind of protocol decision reads as in a sentence. */
+const phrase: Readonly<Record<string, (n: number) => string>> = {
+  accepted: (n) => `${plural(n, "call")} accepted`,
+  consumed: (n) => `${plural(n, "call")} drew on count or total`,
+  proposal: (n) => `${plural(n, "proposal")} shown`,
+  consent_required: (n) => `${n} needed a person's consent`,
+  commit: (n) => `${n} committed`,
+  undo: (n) => `${n} undone`,
+  uses_spent: (n) => `${n} spent declared uses`,
+  refused: (n) => `${n} refused`
+}
+
+const mostly = (reasons: Map<string, number>): string => {
+  const top = [...reasons.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3)
+  return top.length === 0 ? "" : ` (mostly ${top.map(([r, n]) => `${r} (${n})`).join(", ")})`
+}
 
 export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Effect<Stats, E, R> =>
   Effect.gen(function*() {
@@ -28,7 +79,8 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
     let denied = 0
     let spentTokens = 0
     let spentUsd = 0n
-    const proto = new Map<string, Map<string, number>>()
+    const deniedWhy = new Map<string, number>()
+    const proto = new Map<string, { kinds: Map<string, number>; refused: Map<string, number>; amounts: Map<string, Dec> }>()
     const bump = (key: string, tokens = 0, usd = 0n) => {
       const a = groups.get(key) ?? { count: 0, tokens: 0, usd: 0n }
       a.count++
@@ -43,7 +95,10 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
           return
         case "decision":
           if (e.decision.allowed) allowed++
-          else denied++
+          else {
+            denied++
+            deniedWhy.set(e.decision.reason, (deniedWhy.get(e.decision.reason) ?? 0) + 1)
+          }
           return bump(JSON.stringify(["ledger", principals.get(e.decision.action_id) ?? "-", e.decision.reason]))
         case "settlement": {
           // What the action spent (measured, or the conservative estimate of a failure); nothing when released.
@@ -55,9 +110,19 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
         }
         case "protocol": {
           const d = e.decision
-          const m = proto.get(d.protocol) ?? new Map<string, number>()
-          m.set(d.kind, (m.get(d.kind) ?? 0) + 1)
-          proto.set(d.protocol, m)
+          const p = proto.get(d.protocol) ?? { kinds: new Map<string, number>(), refused: new Map<string, number>(), amounts: new Map<string, Dec>() }
+          p.kinds.set(d.kind, (p.kinds.get(d.kind) ?? 0) + 1)
+          if (d.kind === "refused" && d.reason !== undefined) p.refused.set(d.reason, (p.refused.get(d.reason) ?? 0) + 1)
+          // One decision's draws: the largest per name (a chain draws the same on every writ), then summed.
+          const drawn = new Map<string, Dec>()
+          for (const a of d.amounts ?? []) {
+            const k = amountKey(d.protocol, a.name)
+            const v = parseDec(a.amount)
+            const prev = drawn.get(k)
+            drawn.set(k, prev === undefined ? v : maxDec(prev, v))
+          }
+          for (const [k, v] of drawn) p.amounts.set(k, addDec(p.amounts.get(k) ?? { units: 0n, scale: 0 }, v))
+          proto.set(d.protocol, p)
           return bump(JSON.stringify([d.protocol, d.principal, d.reason ?? d.kind]))
         }
         default:
@@ -68,13 +133,25 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
       const [protocol, principal, reason] = JSON.parse(k) as Array<string>
       return { protocol, principal, reason, count: a.count, tokens: a.tokens, usd: fromNanos(a.usd) }
     }).sort((a, b) => a.protocol.localeCompare(b.protocol) || a.principal.localeCompare(b.principal) || b.count - a.count)
-    const refusals = rows.filter((r) => r.protocol === "ledger" && r.reason !== "allowed" && !["committed", "released_on_abort", "failure_settled", "recovered_after_crash", "actual_capped_at_estimate"].includes(r.reason))
-    const top = refusals.sort((a, b) => b.count - a.count).slice(0, 3).map((r) => `${r.reason} (${r.count})`).join(", ")
-    const parts = [
-      `${allowed + denied} guarded action${allowed + denied === 1 ? "" : "s"}: ${allowed} allowed, ${denied} refused${top ? ` (mostly ${top})` : ""}.`,
-      `They spent ${spentTokens} tokens and $${fromNanos(spentUsd)}.`,
-      ...[...proto.entries()].map(([p, m]) => `${p === "writ" ? "Writ" : p === "yea" ? "YEA" : p}: ${[...m.entries()].map(([k, n]) => `${n} ${k.replace(/_/g, " ")}`).join(", ")}.`),
-      `${new Set(rows.map((r) => r.principal)).size} principal${new Set(rows.map((r) => r.principal)).size === 1 ? " appears" : "s appear"} in this ledger.`
-    ]
-    return { rows, summary: parts.join(" ") }
-  })
+    // The plain-language summary: what was allowed, refused (and mostly why) and spent, per protocol.
+    const parts: Array<string> = []
+    if (allowed + denied > 0) {
+      parts.push(`${plural(allowed + denied, "guarded action")}: ${allowed} allowed, ${denied} refused${mostly(deniedWhy)}; they spent ${spentTokens} tokens and $${fromNanos(spentUsd)}.`)
+    }
+    for (const [name, p] of [...proto.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const kinds = Object.keys(phrase).filter((k) => p.kinds.has(k)).map((k) => {
+        const text = phrase[k](p.kinds.get(k)!)
+        return k === "refused" ? `${text}${mostly(p.refused)}` : text
+      })
+      const amounts = [...p.amounts.entries()].map(([k, v]) => `${showDec(v)} ${k}`)
+      parts.push(`${name === "writ" ? "Writ" : name === "yea" ? "YEA" : name}: ${kinds.join(", ")}${amounts.length > 0 ? `; drawn: ${amounts.join(", ")}` : ""}.`)
+    }
+    const people = new Set(rows.filter((r) => r.principal !== "-").map((r) => r.principal)).size
+    parts.push(parts.length === 0 ? "This ledger records no decision yet." : `${plural(people, "principal")} ${people === 1 ? "appears" : "appear"} in this ledger.`)
+    const protocols = Object.fromEntries([...proto.entries()].map(([name, p]) => [name, {
+      kinds: Object.fromEntries(p.kinds),
+      refused: Object.fromEntries(p.refused),
+      drawn: Object.fromEntries([...p.amounts.entries()].map(([k, v]) => [k, showDec(v)]))
+    }]))
+    return { rows, protocols, summary: parts.join(" ") }
+  }).pipe(Effect.withSpan("ledger.stats"))

@@ -21,7 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-proof-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const BUDGET = "100.00"
-const SMALL = "20.00"
+// Large enough that the killed worker still holds reservations when it dies (at 200 settled of
+// 2,700 actions in all, about $0.045 each), small enough that the run exhausts it.
+const SMALL = "60.00"
 const pg = await pgReachable()
 
 const sqlOf = (where: LedgerLocation) =>
@@ -83,10 +85,12 @@ const proof = (name: string, where: () => string) =>
       await create(w)
       const [killed, ...rest] = await Promise.all([
         runWorker({ where: w, owner: "k0", n: 800, budget: SMALL }, 200),
-        ...[1, 2, 3].map((p) => runWorker({ where: w, owner: `k${p}`, n: 400, budget: SMALL }))
+        ...[1, 2, 3].map((p) => runWorker({ where: w, owner: `k${p}`, n: 600, budget: SMALL }))
       ])
       expect(killed).toBeUndefined()
       const restarted = (await runWorker({ where: w, owner: "k0", n: 100, budget: SMALL, recover: true, from: 100_000 }))!
+      // The kill came mid-run: the restart had reservations of the dead process to settle.
+      expect(restarted.recovered).toBeGreaterThan(0)
       const a = await check(w, [...(rest as Array<Tally>), restarted], SMALL)
       console.log(`[${name}] after SIGKILL: ${restarted.recovered} held reservations recovered; used ${a.used} of ${toNanos(SMALL)}`)
     })

@@ -83,7 +83,9 @@ describe("protocol decisions in the ledger", () => {
       expect(s.rows.filter((r) => r.protocol === "writ").map((r) => [r.principal, r.reason, r.count])).toEqual([["did:key:zA", "accepted", 1], ["did:key:zA", "expired", 1]])
       expect(s.rows.find((r) => r.protocol === "yea")).toMatchObject({ principal: "alice", reason: "consent_required", count: 1 })
       expect(s.rows.find((r) => r.reason === "committed")).toMatchObject({ principal: "agent-1", usd: "0.25", tokens: 5 })
-      expect(s.summary).toContain("1 guarded action: 1 allowed, 0 refused.")
-      expect(s.summary).toContain("Writ: 1 accepted, 1 refused.")
+      expect(s.summary).toBe(
+        "1 guarded action: 1 allowed, 0 refused; they spent 5 tokens and $0.25. " +
+        "Writ: 1 call accepted, 1 refused (mostly expired (1)); drawn: 1 count. YEA: 1 needed a person's consent. 3 principals appear in this ledger."
+      )
     }).pipe(Effect.provide(ledgerSubscriber.pipe(Layer.provideMerge(memoryLedger())))))
 })

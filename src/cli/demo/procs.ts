@@ -43,6 +43,8 @@ export interface ServeArgs {
   readonly env?: Readonly<Record<string, string>>
   /** A fixed port (default 0: any free port, read back from the ready line). */
   readonly port?: number
+  /** A decision ledger (absolute path) receiving the executor's decisions (issue 9 item 9). */
+  readonly ledger?: string
 }
 
 /** Starts one executor and waits for its ready line `{"url","did","resolved"}`. */
@@ -55,7 +57,8 @@ export const startExecutor = (a: ServeArgs): Effect.Effect<Executor, DemoProcess
         "--port", String(a.port ?? 0), "--host", "127.0.0.1", "--store", a.store, "--key", a.key, "--handler", a.handler,
         ...a.roots.flatMap((r) => ["--root", r]),
         ...Object.entries(a.forward ?? {}).flatMap(([did, url]) => ["--forward", `${did}=${url}`]),
-        ...(a.act ?? []).flatMap((p) => ["--act", p])
+        ...(a.act ?? []).flatMap((p) => ["--act", p]),
+        ...(a.ledger === undefined ? [] : ["--ledger", a.ledger])
       ]
       const child = spawn(process.execPath, args, {
         cwd: repoRoot,

@@ -35,6 +35,8 @@ export interface DemoOptions {
   readonly out: string
   /** C's handler module, to run the demo against another payment application (default payment.ts). */
   readonly cHandler?: string
+  /** A decision ledger (SQLite file or postgres://...#schema) B and C record their decisions in. */
+  readonly ledger?: string
 }
 
 export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, FileSystem.FileSystem | RandomBytes> =>
@@ -43,7 +45,7 @@ export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, 
     yield* prepareOut(out)
     const t = new Transcript(out)
     // Interrupted (Ctrl-C): the scope still stops both executors; the transcript so far is kept.
-    const result = yield* Effect.either(Effect.scoped(demo(t, out, options.cHandler))).pipe(Effect.onInterrupt(() => t.finish()))
+    const result = yield* Effect.either(Effect.scoped(demo(t, out, options.cHandler, options.ledger))).pipe(Effect.onInterrupt(() => t.finish()))
     if (Either.isLeft(result)) {
       t.failures.push(`the demo stopped: ${result.left.message}`)
       yield* t.log(`  FAIL the demo stopped: ${result.left.reason}: ${result.left.message}`)
@@ -59,9 +61,9 @@ export const runDemo = (options: DemoOptions): Effect.Effect<boolean, CliError, 
   })
 
 /** Acts 1 to 8, in order, with B and C running for the length of the scope. */
-const demo = (t: Transcript, out: string, cHandler?: string) =>
+const demo = (t: Transcript, out: string, cHandler?: string, ledger?: string) =>
   Effect.gen(function*() {
-    const s = yield* setUp(t, out, cHandler)
+    const s = yield* setUp(t, out, cHandler, ledger)
     yield* discover(s)
     const w1 = yield* issueWrit1(s)
     const booking = yield* book(s, w1)

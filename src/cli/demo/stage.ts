@@ -58,7 +58,7 @@ const freePort = Effect.async<number>((resume) => {
 })
 
 /** Keys for A, B and C in owner-only key files; C and B started as `writ serve` processes (scoped). */
-export const setUp = (t: Transcript, out: string, cHandler?: string) =>
+export const setUp = (t: Transcript, out: string, cHandler?: string, ledger?: string) =>
   Effect.gen(function*() {
     const random = yield* RandomBytes
     const seeds = { a: yield* random.bytes(32), b: yield* random.bytes(32), c: yield* random.bytes(32) }
@@ -79,16 +79,19 @@ export const setUp = (t: Transcript, out: string, cHandler?: string) =>
     const [cx, bx] = yield* Effect.all([
       startExecutor({
         name: "C", key: `${out}/keys/c.key`, store: `${out}/c.sqlite`, handler: cHandler === undefined ? handler("payment.ts") : resolve(cHandler), roots: [A],
-        act: ["travel/charge"], port: cPort, env: { MANDATE_DEMO_SIGNAL_DIR: `${out}/signals` }
+        act: ["travel/charge"], port: cPort, env: { MANDATE_DEMO_SIGNAL_DIR: `${out}/signals` },
+        ...(ledger === undefined ? {} : { ledger })
       }),
       startExecutor({
         name: "B", key: `${out}/keys/b.key`, store: `${out}/b.sqlite`, handler: handler("booking.ts"), roots: [A],
         act: ["travel"], forward: { [C]: `http://127.0.0.1:${cPort}/writ` },
-        env: { MANDATE_DEMO_KEY: `${out}/keys/b.key`, MANDATE_DEMO_C_URL: `http://127.0.0.1:${cPort}/writ`, MANDATE_DEMO_C_DID: C }
+        env: { MANDATE_DEMO_KEY: `${out}/keys/b.key`, MANDATE_DEMO_C_URL: `http://127.0.0.1:${cPort}/writ`, MANDATE_DEMO_C_DID: C },
+        ...(ledger === undefined ? {} : { ledger })
       })
     ], { concurrency: 2 }).pipe(Effect.mapError((e) => cliError("mandate/demo_process", e.message)))
     yield* t.log(`  B listens at ${bx.url} (pid ${bx.pid}), store out/b.sqlite`)
     yield* t.log(`  C listens at ${cx.url} (pid ${cx.pid}), store out/c.sqlite`)
+    if (ledger !== undefined) yield* t.log(`  B and C record every decision in the ledger ${ledger}`)
     yield* t.expect("each executor runs under the key it was given", bx.did === B && cx.did === C)
     const stage: Stage = {
       t, out, A, B, C, asA, asB, bx, cx,

@@ -20,6 +20,7 @@ import type { ObjectInput } from "../verify.js"
 import type { CheckedWrit } from "../writ.js"
 import type { CallAnswer } from "./answers.js"
 import { auditAnswer, auditRefusal, auditUnidentified, peerNameOf } from "./audit.js"
+import { publishAccepted, publishRefused } from "./decisions.js"
 import { refusalOf, refuse, refuseUnavailable, SignedRefusal, storeStep, UnsignedError } from "./failures.js"
 import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
@@ -74,9 +75,13 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
     // Step 1: section 6.1 steps 1 to 5 on the call (unsigned error).
     const checked = yield* checkCall(input).pipe(
       Effect.catchTag("WritError", (e) =>
-        Effect.zipRight(auditUnidentified(env, now, "call", peerName, e.reason), Effect.fail(new UnsignedError({ reason: e.reason }))))
+        auditUnidentified(env, now, "call", peerName, e.reason).pipe(
+          Effect.zipRight(publishRefused(env, { principal: null, subject: null, op: null }, e.reason)),
+          Effect.zipRight(Effect.fail(new UnsignedError({ reason: e.reason })))
+        ))
     )
     const K = checked.value
+    const facts = { principal: K.from, subject: checked.id, op: K.op }
     const baseAudit = {
       time: now, kind: "call" as const, identity: checked.id, unparsed: null, principal: K.from, peer: peerName,
       op: K.op
@@ -84,9 +89,9 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
     // Step 2: every writ of the chain passes section 6.1, then the call's signature (unsigned error).
     const chain = yield* verifyCallSignatures(checked).pipe(
       Effect.catchTag("WritError", (e) =>
-        Effect.zipRight(
-          auditRefusal(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }),
-          Effect.fail(new UnsignedError({ reason: e.reason }))
+        auditRefusal(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }).pipe(
+          Effect.zipRight(publishRefused(env, facts, e.reason)),
+          Effect.zipRight(Effect.fail(new UnsignedError({ reason: e.reason })))
         ))
     )
     const leaf = chain[chain.length - 1]
@@ -111,13 +116,16 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
             )
           }
           case "accepted":
-            return Effect.succeed({ _tag: "accepted", accepted: found.accepted, checked, chain, stop: found.stop, base: fullAudit })
+            return Effect.as(
+              publishAccepted(env, facts, found.accepted.standing ? [] : limitsOf(chain, K.args)),
+              { _tag: "accepted", accepted: found.accepted, checked, chain, stop: found.stop, base: fullAudit } as const
+            )
         }
       }),
       // Steps 3 to 10: a signed `failed` tally, returned and not stored.
       Effect.catchTag("SignedRefusal", (e) =>
         Effect.flatMap(
-          sign(signRefusal(checked.id, leaf.id, K.op, now, e.reason)),
+          Effect.zipRight(publishRefused(env, facts, e.reason), sign(signRefusal(checked.id, leaf.id, K.op, now, e.reason))),
           (tally) => answered({ _tag: "tally", tally, res: Option.none() })
         ))
     )

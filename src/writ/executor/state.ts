@@ -3,7 +3,8 @@
 // 14.1 says: the admission lock, the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
 // calls that delegated, and the audit fields of accepted calls waiting for their final tally.
-import { Context, Deferred, type Duration, Effect, FiberSet, type Scope } from "effect"
+import { Context, Deferred, type Duration, Effect, FiberSet, Option, type Scope } from "effect"
+import { DecisionEvents, type DecisionEventsService } from "../../accounting/decision-events.js"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import { Signer } from "../../kernel/services.js"
@@ -120,6 +121,11 @@ export interface ExecutorEnv {
   readonly cache: Context.Tag.Service<VerificationCache>
   /** Section 12's limit on a root's remaining lifetime, as configured when the executor was built. */
   readonly rootLifetime: Context.Tag.Service<RootLifetime>
+  /**
+   * Where section 7's decisions are published (issue 9 item 9): the DecisionEvents in context when
+   * the executor was built, optional (none: dropped), so a ledger is chosen by the composition root.
+   */
+  readonly decisions: DecisionEventsService
   readonly state: ExecutorState
 }
 
@@ -147,6 +153,7 @@ export const makeEnv = (
     auditLog: Context.get(context, AuditLog),
     cache: Context.get(context, VerificationCache),
     rootLifetime: yield* RootLifetime,
+    decisions: Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void })),
     state: {
       work: yield* FiberSet.make<CallAnswer>(),
       admission: yield* Effect.makeSemaphore(1),

@@ -3,6 +3,7 @@
 // is `internal`, never a crash of the transport. Every final reply is fitted to the request's
 // budget (§8), and the handles it opens are kept for EXPAND, bound to the requester's key (§4.6).
 import { Context, Effect, Option } from "effect"
+import { DecisionEvents } from "../../accounting/decision-events.js"
 import { encodeBase64url } from "../../kernel/base64url.js"
 import { RandomBytes } from "../../kernel/services.js"
 import { DEFAULT_BUDGET, fitReplyEffect, type Fitted } from "../lens/budget.js"
@@ -20,6 +21,7 @@ import {
 import { yeaError, type YeaError } from "../reason.js"
 import { YeaHandles } from "../state.js"
 import { commit, undo } from "./commit.js"
+import { publishReply } from "./decisions.js"
 import type { ServiceSpec } from "./define.js"
 import { type Env, nowSeconds, type Request, type StateContext, verifyRequestProof } from "./env.js"
 import { askVerb, briefBody, expandVerb, HANDLE_SECONDS, hello, intentVerb } from "./verbs.js"
@@ -57,6 +59,8 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
     const captured = yield* Effect.context<R | StateContext>()
     const random = yield* RandomBytes
     const owner = encodeBase64url(yield* random.bytes(12))
+    // Issue 9 item 9: decisions go to the DecisionEvents in context when the runtime is made, if any.
+    const events = Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void }))
     const env: Env = {
       spec: spec as ServiceSpec<unknown>,
       owner,
@@ -82,16 +86,18 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
     const dispatch = (req: Request, budget: number): Effect.Effect<ReplyBody, YeaError, StateContext> => {
       const holder = Option.isSome(req.proof) ? req.proof.value.key : undefined
       const f = req.frame
+      // The whole reply, before fitting, is what the decisions are read from (decisions.ts).
+      const decided = (b: ReplyBody) => Effect.zipRight(publishReply(events, f, holder, b), fit(b, budget, holder))
       switch (f.verb) {
         case "HELLO": return Effect.flatMap(hello(env, { ...req, frame: f }), (b) => fit(b, budget, holder))
         case "ASK": return Effect.flatMap(askVerb(env, { ...req, frame: f }), (b) => fit(b, budget, holder))
-        case "INTENT": return Effect.flatMap(intentVerb(env, { ...req, frame: f }), (b) => fit(b, budget, holder))
+        case "INTENT": return Effect.flatMap(intentVerb(env, { ...req, frame: f }), decided)
         case "COMMIT":
           return Effect.flatMap(commit(env, { ...req, frame: f }), (r) =>
-            fit({ kind: "RECEIPT", receipt: r.receipt, ...(r.replay ? { replay: true } : {}) }, budget, holder))
+            decided({ kind: "RECEIPT", receipt: r.receipt, ...(r.replay ? { replay: true } : {}) }))
         case "UNDO":
           return Effect.flatMap(undo(env, { ...req, frame: f }), (r) =>
-            fit({ kind: "RECEIPT", receipt: r.receipt, ...(r.replay ? { replay: true } : {}) }, budget, holder))
+            decided({ kind: "RECEIPT", receipt: r.receipt, ...(r.replay ? { replay: true } : {}) }))
         case "EXPAND":
           return Effect.flatMap(expandVerb(env, { ...req, frame: f }, budget), (r) => fit(r.fitted.reply as unknown as ReplyBody, budget, r.holder, r.fitted))
       }
@@ -118,7 +124,9 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
           proof,
           emit: (event) => run(Effect.flatMap(replyId, (id) => emit(envelope(id, frame.id, event) as EventFrame)))
         }
-        return yield* dispatch(req, frame.budget ?? DEFAULT_BUDGET)
+        return yield* dispatch(req, frame.budget ?? DEFAULT_BUDGET).pipe(
+          Effect.tapError((e) => publishReply(events, frame, Option.isSome(proof) ? proof.value.key : undefined, errorBody(e)))
+        )
       }).pipe(
         Effect.catchTag("YeaError", (e) => Effect.succeed(errorBody(e))),
         Effect.catchAllDefect((d) => Effect.as(Effect.logError("yea handler defect", d), errorBody(yeaError("internal", "the service failed")))),
