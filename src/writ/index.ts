@@ -35,6 +35,8 @@
 //                 `holdChain` -> `HeldWrit`, `delegate(held, narrowing)` (section 7.5: no function
 //                 signs a writ given as data), `makeCall`, `signTally` (one tally builder, `unsignedTally`),
 //                 `makeRevoke`, `makeAck`.
+// JWS (App. D)    jws.ts, as `Jws`: `wrap` (compact JWS signed by the object's signer) and `unwrap`
+//                 (envelope rules, then section 6.1 on the object); `JwsError` with `JwsReason`.
 // Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
 export * from "./reason.js"
 export * from "./wire.js"
@@ -49,3 +51,4 @@ export * from "./revoke.js"
 export * from "./ack.js"
 export * from "./issue.js"
 export * from "./conformance.js"
+export * as Jws from "./jws.js"
