@@ -48,6 +48,8 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "audit", description: "Read and filter an executor's audit record (section 9.3) from its SQLite store", load: () => import("./writ-audit.js").then((m) => m.writAuditCommand) },
       { name: "serve", description: "Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module", load: () => import("./writ-serve.js").then((m) => m.writServeCommand) },
       { name: "jws", description: "Wrap a Writ object as a compact JWS, or unwrap and verify one (Appendix D)", load: () => import("./writ-jws.js").then((m) => m.writJwsCommand) },
+      { name: "approver", description: "Name the key that must approve a refused call (Appendix E): the issuer of the first writ that refuses it", load: () => import("./writ-approve.js").then((m) => m.writApproverCommand) },
+      { name: "approve", description: "Sign the pinned approval writ, or re-issue your writ below it (Appendix E); writes the new chain", load: () => import("./writ-approve.js").then((m) => m.writApproveCommand) },
       { name: "scenarios", description: "Run executor scenarios (Writ section 14.1) on the SQLite and memory stores", load: () => import("./writ-scenarios.js").then((m) => m.writScenariosCommand) }
     ]
   },

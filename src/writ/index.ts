@@ -37,6 +37,8 @@
 //                 `makeRevoke`, `makeAck`.
 // JWS (App. D)    jws.ts, as `Jws`: `wrap` (compact JWS signed by the object's signer) and `unwrap`
 //                 (envelope rules, then section 6.1 on the object); `JwsError` with `JwsReason`.
+// Approval (E)    approval.ts: `approvalPoint` (the approver), `approveAt` (the pinned writ in place
+//                 of one position), `admits`; `ApprovalError` for what approval cannot lift.
 // Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
 export * from "./reason.js"
 export * from "./wire.js"
@@ -51,4 +53,5 @@ export * from "./revoke.js"
 export * from "./ack.js"
 export * from "./issue.js"
 export * from "./conformance.js"
+export * from "./approval.js"
 export * as Jws from "./jws.js"
