@@ -9,3 +9,5 @@ export * as YeaHttp from "./yea-http/server.js"
 export * as YeaHttpClient from "./yea-http/client.js"
 export * as YeaStdio from "./yea-stdio/index.js"
 export * as YeaConnect from "./yea-connect/index.js"
+// Writ over A2A (adoption.md 2b), message level.
+export * as WritA2a from "./writ-a2a/index.js"
