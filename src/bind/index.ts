@@ -11,3 +11,5 @@ export * as YeaStdio from "./yea-stdio/index.js"
 export * as YeaConnect from "./yea-connect/index.js"
 // Writ over A2A (adoption.md 2b), message level.
 export * as WritA2a from "./writ-a2a/index.js"
+// writ gate (docs/writ-gate.md): the mapping, the request contract, the API as the application.
+export * as WritGate from "./writ-gate/index.js"
