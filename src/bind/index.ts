@@ -13,3 +13,5 @@ export * as YeaConnect from "./yea-connect/index.js"
 export * as WritA2a from "./writ-a2a/index.js"
 // writ gate (docs/writ-gate.md): the mapping, the request contract, the API as the application.
 export * as WritGate from "./writ-gate/index.js"
+// The file binding: a call and its tally as files beside the work.
+export * as WritFile from "./writ-file/index.js"
