@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startGate } from "../../src/app/writ-gate.js"
 import { readMapping } from "../../src/bind/writ-gate/mapping.js"
+import { checkRequest, matchRoute } from "../../src/bind/writ-gate/contract.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { Signer } from "../../src/kernel/services.js"
 import { verifyCall } from "../../src/writ/call.js"
@@ -42,6 +43,10 @@ const ordersApi = Effect.acquireRelease(
           n++
           res.writeHead(201, { "content-type": "application/json", "x-api": "orders" })
           res.end(JSON.stringify({ id: `o-${n}`, charged: JSON.parse(body).total_cents }))
+        } else if (req.method === "POST" && /^\/v1\/invoices\/[^/]+\/pay$/.test(req.url ?? "")) {
+          const cents = JSON.parse(body).payment.cents as number
+          res.writeHead(cents === 4000 ? 402 : 200, { "content-type": "application/json" })
+          res.end(JSON.stringify(cents === 4000 ? { error: "card declined" } : { paid: req.url }))
         } else if (req.method === "POST" && cancel !== null) {
           res.writeHead(200, { "content-type": "application/json" })
           res.end(JSON.stringify({ canceled: cancel[1] }))
@@ -68,6 +73,13 @@ const mappingFor = (upstream: string) => ({
       bind: { amount: "$.total_cents", currency: "$.currency" },
       used: { amount: "$.total_cents" },
       reverse: { method: "POST", path: "/v1/orders/{id}/cancel", id: "$.id", ttl: 86400 }
+    },
+    pay_invoice: {
+      method: "POST",
+      path: "/v1/invoices/{invoice}/pay",
+      act: "invoices/pay",
+      bind: { invoice: "{invoice}", amount: "$.payment.cents" },
+      used: { amount: "$.payment.cents" }
     }
   }
 })
@@ -78,6 +90,13 @@ const root = run(as(A)(issueRoot({
   bnd: { act: { t: "prefix", v: "orders" }, amount: { t: "max", v: 5000 }, currency: { t: "set", v: ["USD"] }, uses: { t: "count", v: 2 } }
 })))
 const chain = root.chain as unknown as ReadonlyArray<JsonObject>
+const invoiceRoot = run(as(A, 31)(issueRoot({
+  hld: keyOf(G),
+  exp: EXP,
+  bnd: { act: { t: "prefix", v: "invoices" }, amount: { t: "max", v: 5000 }, invoice: { t: "set", v: ["inv-1", "inv-2", "inv-3"] } }
+})))
+const invoiceCall = (args: JsonObject, n: number) =>
+  run(as(A, n)(makeCall({ chain: invoiceRoot.chain as unknown as ReadonlyArray<JsonObject>, op: "invoices/pay", args }))).call.json
 
 /** A call signed by A, checked by nothing here: the gate and its executor check it. */
 const signed = (op: string, args: JsonObject, id: string) =>
@@ -205,6 +224,41 @@ describe("writ gate in front of a plain REST API (docs/writ-gate.md)", () => {
       const l = yield* send("/writ", { headers: { "content-type": "application/writ+json" }, body: JSON.stringify(late) })
       expect((JSON.parse(l.text) as { tally: { err: unknown } }).tally.err).toEqual({ code: "not_reversible" })
       expect(api.seen).toHaveLength(3)
+    }))
+
+  it.scoped("binds a path parameter: the signed resource only, no dot segment, and a nested body member", () =>
+    Effect.gen(function*() {
+      const { api, order } = yield* startAll
+      const call = invoiceCall({ invoice: "inv-1", amount: 1500 }, 40)
+      const body = `{"payment":{"cents":1500}}`
+      // Another invoice than the one signed, a dot segment, an unbound nested member: refused.
+      const other = yield* order(call, body, {}, "/v1/invoices/inv-2/pay")
+      expect([other.status, JSON.parse(other.text)]).toEqual([400, { error: "malformed" }])
+      // fetch resolves an encoded dot segment before sending (WHATWG URL): no route. A client that
+      // sends it raw meets the contract's own check, shown on the route directly.
+      const dots = yield* order(call, body, {}, "/v1/invoices/%2E%2E/pay")
+      expect(dots.status).toBe(404)
+      const mapping = yield* readMapping(JSON.stringify(mappingFor("http://127.0.0.1:9")))
+      const m = matchRoute(mapping, "POST", "/v1/invoices/%2E%2E/pay")!
+      expect(m.params).toEqual({ invoice: ".." })
+      const r = yield* Effect.either(checkRequest(m.route, m.params, "", new TextEncoder().encode(body)))
+      expect(r._tag === "Left" && [r.left.reason, r.left.path]).toEqual(["malformed", "path.invoice"])
+      const nested = yield* order(call, `{"payment":{"cents":1500,"tip":900}}`, {}, "/v1/invoices/inv-1/pay")
+      expect([nested.status, JSON.parse(nested.text)]).toEqual([400, { error: "gate/unbound_member" }])
+      const flat = yield* order(call, `{"payment":1500}`, {}, "/v1/invoices/inv-1/pay")
+      expect([flat.status, JSON.parse(flat.text)]).toEqual([400, { error: "malformed" }])
+      expect(api.seen).toHaveLength(0)
+      const ok = yield* order(call, body, {}, "/v1/invoices/inv-1/pay")
+      expect(ok.status).toBe(200)
+      expect(api.seen[0]).toMatchObject({ url: "/v1/invoices/inv-1/pay", body: '{"payment":{"cents":1500}}' })
+      const t = JSON.parse(Buffer.from(ok.headers.get("writ-tally")!, "base64url").toString("utf8")) as JsonObject
+      expect([t.st, t.used, t.rev]).toEqual(["ok", { amount: 1500 }, null])
+      // The API refuses (402): its response comes back unchanged, under a signed failed tally.
+      const declined = yield* order(invoiceCall({ invoice: "inv-3", amount: 4000 }, 41), `{"payment":{"cents":4000}}`, {}, "/v1/invoices/inv-3/pay")
+      expect(declined.status).toBe(402)
+      expect(JSON.parse(declined.text)).toEqual({ error: "card declined" })
+      const d = JSON.parse(Buffer.from(declined.headers.get("writ-tally")!, "base64url").toString("utf8")) as JsonObject
+      expect([d.st, d.err]).toEqual(["failed", { code: "gate/upstream_status" }])
     }))
 
   it.effect("refuses at start a mapping that is ambiguous in itself", () =>

@@ -110,7 +110,8 @@ export const gateHttpApp = (mapping: CheckedMapping, inFlight: InFlightMap): Htt
       ...(response.headers["content-type"] === undefined ? {} : { contentType: response.headers["content-type"] })
     })
   })
-  return route
+  // A span per request, so a trace shows the gate's time apart from the executor's and the API's.
+  return route.pipe(Effect.withSpan("writ.gate.request"))
 }
 
 /** Serves the gate on 127.0.0.1 (or `host`) within the scope. */
