@@ -25,7 +25,7 @@ import { readBody } from "../writ-http/body.js"
 import type { RevokeRateLimit } from "../writ-http/rate-limit.js"
 import { writHttpApp } from "../writ-http/server.js"
 import { checkRequest, DROPPED_REQUEST_HEADERS, matchRoute, MAX_BODY_BYTES } from "./contract.js"
-import type { GateReason } from "./errors.js"
+import { gateError, type GateReason } from "./errors.js"
 import type { CheckedMapping } from "./mapping.js"
 import type { InFlight, InFlightMap } from "./upstream.js"
 
@@ -36,7 +36,7 @@ export const MAX_HEADER_BYTES = 96 * 1024
 
 const json = (status: number, body: Json, headers: Record<string, string> = {}) =>
   HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType: "application/json", headers })
-const refuse = (status: number, error: GateReason) => Effect.succeed(json(status, { error }))
+const refuse = (reason: GateReason, path: string, message: string) => Effect.fail(gateError(reason, path, message))
 
 /** Whether bytes hold a forward call (not a revoke, not a standing call): those go with a request. */
 const isForwardCall = (bytes: Uint8Array | string): boolean => {
@@ -65,25 +65,25 @@ export const gateHttpApp = (mapping: CheckedMapping, inFlight: InFlightMap): Htt
       return yield* Effect.provideService(writ, Executor, standingOnly(executor))
     }
     const matched = matchRoute(mapping, req.method ?? "GET", url.pathname)
-    if (matched === undefined) return yield* refuse(404, "gate/no_route")
+    if (matched === undefined) return yield* refuse("gate/no_route", "path", "no route matches the method and path")
     const header = req.headers[CALL_HEADER]
-    if (typeof header !== "string" || header === "") return yield* refuse(400, "missing_call")
+    if (typeof header !== "string" || header === "") return yield* refuse("missing_call", "headers", "no Writ-Call header")
     const body = yield* readBody(req, MAX_BODY_BYTES)
     if (body._tag === "too_large") return json(400, { error: "too_large" }, { connection: "close" })
-    if (body._tag === "error") return yield* refuse(400, "malformed")
-    const args = yield* Effect.either(checkRequest(matched.route, matched.params, url.search.replace(/^\?$/, ""), body.bytes))
-    if (Either.isLeft(args)) return yield* refuse(400, args.left.reason)
+    if (body._tag === "error") return yield* refuse("malformed", "body", body.message)
+    // The request contract (./contract.ts); its failure is the 400 answer (catchTag below).
+    const args = yield* checkRequest(matched.route, matched.params, url.search.replace(/^\?$/, ""), body.bytes)
     const callBytes = decodeBase64url(header.trim())
-    if (Option.isNone(callBytes)) return yield* refuse(400, "malformed")
+    if (Option.isNone(callBytes)) return yield* refuse("malformed", "headers.writ-call", "not canonical base64url")
     const parsed = parseJson(callBytes.value, { maxDepth: 64, integersOnly: true })
     // The call must sign exactly what the request carries: its op is the route's act, its args the
     // request's values (canonical forms compared, section 1.2). A call that does not parse is left
     // to the executor, whose section 7 step 1 names what is wrong with it.
     if (Either.isRight(parsed)) {
       const call = parsed.right
-      if (!isJsonObject(call) || call.op !== matched.route.route.act) return yield* refuse(400, "malformed")
-      if (!isJsonObject(call.args) || encodeCanonical(call.args, "utf16") !== encodeCanonical(args.right, "utf16")) {
-        return yield* refuse(400, "malformed")
+      if (!isJsonObject(call) || call.op !== matched.route.route.act) return yield* refuse("malformed", "op", "the call names another op than the route's act")
+      if (!isJsonObject(call.args) || encodeCanonical(call.args, "utf16") !== encodeCanonical(args, "utf16")) {
+        return yield* refuse("malformed", "args", "the request does not carry exactly the signed values")
       }
     }
     const headers: Record<string, string> = {}
@@ -99,7 +99,7 @@ export const gateHttpApp = (mapping: CheckedMapping, inFlight: InFlightMap): Htt
     const answer = yield* executor.call(new Received(callBytes.value)).pipe(
       Effect.ensuring(Effect.sync(() => owner && inFlight.delete(id)))
     )
-    if (answer._tag === "error") return yield* refuse(400, answer.reason as GateReason)
+    if (answer._tag === "error") return json(400, { error: answer.reason })
     const response = flight.response
     if (response === undefined) return json(200, callAnswerJson(answer))
     // The API's response unchanged, with the gate's signed tally beside it.
@@ -110,8 +110,12 @@ export const gateHttpApp = (mapping: CheckedMapping, inFlight: InFlightMap): Htt
       ...(response.headers["content-type"] === undefined ? {} : { contentType: response.headers["content-type"] })
     })
   })
+  // Every refusal before the executor runs is a GateError: 404 for no route, else 400 naming it.
   // A span per request, so a trace shows the gate's time apart from the executor's and the API's.
-  return route.pipe(Effect.withSpan("writ.gate.request"))
+  return route.pipe(
+    Effect.catchTag("GateError", (e) => Effect.succeed(json(e.reason === "gate/no_route" ? 404 : 400, { error: e.reason }))),
+    Effect.withSpan("writ.gate.request")
+  )
 }
 
 /** Serves the gate on 127.0.0.1 (or `host`) within the scope. */
