@@ -3,3 +3,4 @@
 export * from "./inputs.js"
 export * from "./writ-serve.js"
 export * from "./writ-gate.js"
+export * from "./writ-files.js"
