@@ -178,6 +178,14 @@ describe("writ gate in front of a plain REST API (docs/writ-gate.md)", () => {
         const a = yield* order(call, body)
         expect([what, a.status, JSON.parse(a.text)]).toEqual([what, 400, { error: reason }])
       }
+      // A Writ-Call that is not base64url, or whose JSON does not read (the executor's section 7
+      // step 1 names it, unsigned), or whose signature does not verify (step 2).
+      const raw = (h: string) => send("/v1/orders", { headers: { "content-type": "application/json", "writ-call": h }, body: `{"total_cents":1200,"currency":"USD"}` })
+      expect(JSON.parse((yield* raw("not base64url!")).text)).toEqual({ error: "malformed" })
+      expect(JSON.parse((yield* raw(Buffer.from('{"v":1,"v":1}').toString("base64url"))).text)).toEqual({ error: "noncanonical" })
+      const tampered = { ...ok, id: "dGFtcGVyZWQtY2FsbC1pZDE" }
+      const t = yield* order(tampered, `{"total_cents":1200,"currency":"USD"}`)
+      expect([t.status, JSON.parse(t.text)]).toEqual([400, { error: "bad_signature" }])
       const q = yield* order(ok, `{"total_cents":1200,"currency":"USD"}`, {}, "/v1/orders?total_cents=9999")
       expect([q.status, JSON.parse(q.text)]).toEqual([400, { error: "gate/unbound_query" }])
       const nf = yield* order(ok, `{}`, {}, "/v1/refunds")

@@ -131,6 +131,11 @@ describe("JWS profile (Appendix D)", () => {
       const text = canonicalText(writ).replace('"v":1', '"v":1,"v":1')
       const dup = yield* Effect.promise(() => joseSign(A, { alg: "EdDSA", typ: "writ-writ+jws", kid: keyOf(A) }, text))
       expect(yield* reasonOf(unwrap(dup))).toBe("noncanonical")
+      // A payload that is JSON but not an object, or not JSON: the object's own reading names it.
+      const arr = yield* Effect.promise(() => joseSign(A, { alg: "EdDSA", typ: "writ-writ+jws", kid: keyOf(A) }, "[1]"))
+      expect(yield* reasonOf(unwrap(arr))).toBe("malformed")
+      const junk = yield* Effect.promise(() => joseSign(A, { alg: "EdDSA", typ: "writ-writ+jws", kid: keyOf(A) }, "{"))
+      expect(yield* reasonOf(unwrap(junk))).toBe("noncanonical")
       // Wrapping refuses an object a verifier would refuse.
       expect(yield* reasonOf(wrapAs(A, resign("writ", { ...writ, v: 2 }, A)))).toBe("unsupported_version")
       expect(yield* reasonOf(wrapAs(A, { typ: "note" }))).toBe("jws/malformed")
