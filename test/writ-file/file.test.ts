@@ -3,7 +3,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
@@ -98,6 +98,14 @@ describe("the file binding (a call and its tally beside the work)", () => {
       expect(JSON.parse(readFileSync(errorFile(dup), "utf8"))).toEqual({ error: "noncanonical" })
       expect(performed).toHaveLength(0)
       expect(yield* reasonOf(run2(executeBeside(join(dir, "absent")), executor))).toBe("missing_call")
+      // A call "file" that is a folder, and one over the size limit, are refused before reading.
+      mkdirSync(callFile(join(dir, "folder")))
+      expect(yield* reasonOf(run2(executeBeside(join(dir, "folder")), executor))).toBe("file/unreadable")
+      writeFileSync(callFile(join(dir, "big")), " ".repeat((1 << 20) + 1))
+      expect(yield* reasonOf(run2(executeBeside(join(dir, "big")), executor))).toBe("too_large")
+      // A tally file that is not a JSON object, beside a call: refused when read.
+      writeFileSync(tallyFile(stranger), "[]")
+      expect(yield* reasonOf(run2(readTallyBeside(stranger), executor))).toBe("malformed")
     }))
 
   it.scoped("a folder pass is bounded: at most `max` items per pass, the rest on the next", () =>
