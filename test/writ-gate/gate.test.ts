@@ -16,7 +16,7 @@ import { checkRequest, matchRoute } from "../../src/bind/writ-gate/contract.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { Signer } from "../../src/kernel/services.js"
 import { verifyCall } from "../../src/writ/call.js"
-import { issueRoot, makeCall } from "../../src/writ/issue.js"
+import { issueRoot, makeCall, makeRevoke } from "../../src/writ/issue.js"
 import { signObject } from "../../src/writ/sign.js"
 import { verifyTally } from "../../src/writ/tally.js"
 import { as, keyOf, run, seed } from "../writ/fixtures.js"
@@ -125,7 +125,7 @@ const startAll = Effect.gen(function*() {
 describe("writ gate in front of a plain REST API (docs/writ-gate.md)", () => {
   it.scoped("passes a call within its writ to the API as the rebuilt request, unchanged back with a signed Writ-Tally", () =>
     Effect.gen(function*() {
-      const { api, order } = yield* startAll
+      const { api, order, send } = yield* startAll
       const call = callFor({ amount: 1200, currency: "USD" }, 1)
       const r = yield* order(call, `{ "currency": "USD", "total_cents": 1200 }`, { "x-trace": "t1", "x-http-method-override": "DELETE" })
       expect(r.status).toBe(201)
@@ -149,6 +149,14 @@ describe("writ gate in front of a plain REST API (docs/writ-gate.md)", () => {
       const forged = { ...res, body_sha256: createHash("sha256").update("{}").digest("base64url") }
       const bad = yield* Effect.either(verifyTally(tally, { callId: k.call.id, op: "orders/create", chain: k.chain }, { value: forged }))
       expect(bad._tag === "Left" && bad.left.reason).toBe("tally_mismatch")
+      // A revoke at the section 10 endpoint: recorded with an ack; the next order is refused revoked.
+      const revoke = run(as(A)(makeRevoke({ chain }))).revoke.json
+      const rv = yield* send("/writ", { headers: { "content-type": "application/writ+json" }, body: JSON.stringify(revoke) })
+      expect(rv.status).toBe(200)
+      expect((JSON.parse(rv.text) as { ack: { typ: string } }).ack.typ).toBe("ack")
+      const afterRevoke = yield* order(callFor({ amount: 100, currency: "USD" }, 8), `{"total_cents":100,"currency":"USD"}`)
+      expect((JSON.parse(afterRevoke.text) as { tally: { err: unknown } }).tally.err).toEqual({ code: "revoked" })
+      expect(api.seen).toHaveLength(1)
     }))
 
   it.scoped("refuses an overcharge, an extra or aliased member, a query, a differing value, and no call, before the API sees anything", () =>
