@@ -2,3 +2,5 @@
 // protocols, stores and transports below stay free of them (DESIGN.md).
 export * from "./inputs.js"
 export * from "./writ-serve.js"
+export * from "./writ-gate.js"
+export * from "./writ-files.js"

@@ -9,3 +9,9 @@ export * as YeaHttp from "./yea-http/server.js"
 export * as YeaHttpClient from "./yea-http/client.js"
 export * as YeaStdio from "./yea-stdio/index.js"
 export * as YeaConnect from "./yea-connect/index.js"
+// Writ over A2A (adoption.md 2b), message level.
+export * as WritA2a from "./writ-a2a/index.js"
+// writ gate (docs/writ-gate.md): the mapping, the request contract, the API as the application.
+export * as WritGate from "./writ-gate/index.js"
+// The file binding: a call and its tally as files beside the work.
+export * as WritFile from "./writ-file/index.js"

@@ -49,6 +49,11 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "serve", description: "Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module", load: () => import("./writ-serve.js").then((m) => m.writServeCommand) },
       { name: "mcp-echo", description: "A minimal MCP server under Writ (stdio) with one tool, echo, that runs only under a Writ call", load: () => import("./writ-mcp.js").then((m) => m.writMcpEchoCommand) },
       { name: "mcp-proxy", description: "An MCP proxy (stdio) that signs each tools/call under a grant and passes back only verified results", load: () => import("./writ-mcp.js").then((m) => m.writMcpProxyCommand) },
+      { name: "jws", description: "Wrap a Writ object as a compact JWS, or unwrap and verify one (Appendix D)", load: () => import("./writ-jws.js").then((m) => m.writJwsCommand) },
+      { name: "approver", description: "Name the key that must approve a refused call (Appendix E): the issuer of the first writ that refuses it", load: () => import("./writ-approve.js").then((m) => m.writApproverCommand) },
+      { name: "approve", description: "Sign the pinned approval writ, or re-issue your writ below it (Appendix E); writes the new chain", load: () => import("./writ-approve.js").then((m) => m.writApproveCommand) },
+      { name: "gate", description: "Run writ gate: Writ in front of a plain HTTP API, from a mapping file (docs/writ-gate.md)", load: () => import("./writ-gate.js").then((m) => m.writGateCommand) },
+      { name: "files", description: "The file binding: run a folder's calls (executor), or check a tally beside its work", load: () => import("./writ-files.js").then((m) => m.writFilesCommand) },
       { name: "scenarios", description: "Run executor scenarios (Writ section 14.1) on the SQLite and memory stores", load: () => import("./writ-scenarios.js").then((m) => m.writScenariosCommand) }
     ]
   },

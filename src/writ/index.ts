@@ -35,6 +35,10 @@
 //                 `holdChain` -> `HeldWrit`, `delegate(held, narrowing)` (section 7.5: no function
 //                 signs a writ given as data), `makeCall`, `signTally` (one tally builder, `unsignedTally`),
 //                 `makeRevoke`, `makeAck`.
+// JWS (App. D)    jws.ts, as `Jws`: `wrap` (compact JWS signed by the object's signer) and `unwrap`
+//                 (envelope rules, then section 6.1 on the object); `JwsError` with `JwsReason`.
+// Approval (E)    approval.ts: `approvalPoint` (the approver), `approveAt` (the pinned writ in place
+//                 of one position), `admits`; `ApprovalError` for what approval cannot lift.
 // Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
 export * from "./reason.js"
 export * from "./wire.js"
@@ -49,3 +53,5 @@ export * from "./revoke.js"
 export * from "./ack.js"
 export * from "./issue.js"
 export * from "./conformance.js"
+export * from "./approval.js"
+export * as Jws from "./jws.js"
