@@ -195,7 +195,7 @@ export const LedgerView = Schema.Struct({
 export type LedgerView = typeof LedgerView.Type
 
 /** What the page asks first: which views have data behind them. */
-export const ConsoleInfo = Schema.Struct({ store: NullStr, ledger: NullStr, policy: NullStr, tallies: Schema.Array(Str) })
+export const ConsoleInfo = Schema.Struct({ store: NullStr, ledger: NullStr, policy: NullStr })
 export type ConsoleInfo = typeof ConsoleInfo.Type
 
 export const ErrorBody = Schema.Struct({ error: Str, detail: Str })
