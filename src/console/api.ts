@@ -164,7 +164,7 @@ export type CallList = typeof CallList.Type
 export const SpendPoint = Schema.Struct({ bucket: Str, protocol: Str, principal: Str, kind: Str, count: Int, tokens: Int, usd: Str })
 export type SpendPoint = typeof SpendPoint.Type
 
-export const LimitView = Schema.Struct({ key: Str, limit: Str, used: Str, remaining: Str })
+export const LimitView = Schema.Struct({ key: Str, unit: Str, limit: Str, used: Str, remaining: Str })
 export type LimitView = typeof LimitView.Type
 
 export const ChainVerdict = Schema.Struct({ ok: Schema.Boolean, lines: Int, head: NullStr, reason: NullStr, detail: NullStr })

@@ -13,7 +13,7 @@ import {
   AuditQuery, type AuditPage, type AuditRowView, type AuditSort, AuditTableRow, CallSummary, type CallList,
   StoredAuditEntry
 } from "./api.js"
-import { consoleError, type ConsoleError } from "./reason.js"
+import { consoleError, type ConsoleError, parseDetail } from "./reason.js"
 
 export const PAGE_DEFAULT = 100
 
@@ -135,4 +135,4 @@ export const makeConsoleStore = (file: string) => Effect.map(SqlClient.SqlClient
 export const decodeAuditQuery = (params: Record<string, string>): Effect.Effect<AuditQuery, ConsoleError> =>
   Schema.decodeUnknown(AuditQuery, { onExcessProperty: "error" })(
     Object.fromEntries(Object.entries(params).filter(([, v]) => v !== ""))
-  ).pipe(Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/bad_request", e.message.slice(0, 300), "query"))))
+  ).pipe(Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/bad_request", parseDetail(e), "query"))))

@@ -102,7 +102,11 @@ export const ledgerView = Effect.fn("console.ledgerView")(function*(src: LedgerS
   for (const [key, limit] of [...g.limits.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const used = yield* src.used(key).pipe(Effect.mapError(failed(key)))
     const remaining = BigInt(limit) - used
-    limits.push({ key, limit, used: used.toString(), remaining: (remaining < 0n ? 0n : remaining).toString() })
+    const left = remaining < 0n ? 0n : remaining
+    // USD limits are kept in nano-dollars (src/ledger/usd.ts): shown in dollars.
+    const usd = key.split("/")[2] === "usd"
+    const show = (n: bigint) => (usd ? fromNanos(n) : n.toString())
+    limits.push({ key, unit: usd ? "USD" : "tokens", limit: show(BigInt(limit)), used: show(used), remaining: show(left) })
   }
   let replayed: ReplayView | null = null
   if (src.policy !== undefined && chain.ok) {

@@ -2,7 +2,7 @@
 // asks of codes outside its table), defined once here. Every refusal of the console's server is a
 // ConsoleError carrying one of them; the HTTP layer turns it into `{"error": reason, "detail"}`
 // with the status below, the CLI into its one `error:` line.
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 
 export const ConsoleReason = Schema.Literal(
   /** The Host header names something other than loopback (DNS rebinding), and --host did not allow it. */
@@ -47,4 +47,12 @@ export const statusOf: Record<ConsoleReason, number> = {
   "console/wrong_type": 422,
   "console/bundle_failed": 500,
   "console/too_large": 413
+}
+
+/** A Schema failure as one short line: the first issue, with the member it is about. */
+export const parseDetail = (e: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
+  const first = issues[0]
+  if (first === undefined) return e.message.slice(0, 300)
+  return `${first.path.length > 0 ? `${first.path.join(".")}: ` : ""}${first.message}`.slice(0, 300)
 }

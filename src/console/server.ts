@@ -22,7 +22,7 @@ import { CallList, ConsoleInfo, ErrorBody, LedgerView, TreeRequest, TreeView, Au
 import { ConsoleAssets } from "./assets.js"
 import { decodeAuditQuery } from "./audit.js"
 import { ledgerView } from "./ledger-view.js"
-import { consoleError, type ConsoleError, statusOf } from "./reason.js"
+import { consoleError, type ConsoleError, parseDetail, statusOf } from "./reason.js"
 import { ConsoleAudit, ConsoleConfig, ConsoleLedger } from "./stores.js"
 import { treeView } from "./tally-view.js"
 
@@ -109,9 +109,12 @@ const routes = HttpRouter.empty.pipe(
   })),
   HttpRouter.post("/api/tally", HttpIncomingMessage.withMaxBodySize(Effect.gen(function*() {
     const req = yield* HttpServerRequest.HttpServerRequest
+    // A declared length over the limit is refused unread.
+    const declared = Number(req.headers["content-length"] ?? "0")
+    if (declared > MAX_TREE_BODY) return yield* Effect.fail(consoleError("console/too_large", `a body of at most ${MAX_TREE_BODY} bytes`, "body"))
     const text = yield* req.text.pipe(Effect.mapError(() => consoleError("console/too_large", `a body of at most ${MAX_TREE_BODY} bytes`, "body")))
     const body = yield* Effect.flatMap(parse(text, "body"), (v) => Schema.decodeUnknown(TreeRequest, { onExcessProperty: "error" })(v)).pipe(
-      Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/bad_request", e.message.slice(0, 300), "body"))))
+      Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/bad_request", parseDetail(e), "body"))))
     const tally = yield* parse(body.tally, body.name)
     const call = body.call === undefined ? undefined : yield* parse(body.call, "call")
     return yield* json(TreeView, yield* treeView(body.name, tally, call))

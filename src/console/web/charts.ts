@@ -40,8 +40,7 @@ export const stackedBars = (title: string, buckets: ReadonlyArray<string>, serie
       svg.append(s("text", { x: L + i * bw + bw / 2, y: H - B + 16, "text-anchor": "middle", class: "axis" }, b.slice(5, 13).replace("T", " ")))
     }
   })
-  svg.append(s("text", { x: 4, y: T + 4, class: "axis" }, unit))
-  return h("figure", { class: "figure" }, svg, legend(series.map((x) => x.name)))
+  return h("figure", { class: "figure" }, h("figcaption", {}, `${title}; the vertical axis is in ${unit}`), svg, legend(series.map((x) => x.name)))
 }
 
 export const legend = (names: ReadonlyArray<string>) =>

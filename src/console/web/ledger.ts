@@ -61,8 +61,8 @@ export const ledgerView = async (root: HTMLElement) => {
     h("section", { "aria-label": "limits" },
       h("h3", {}, "Remaining per limit"),
       v.limits.length === 0 ? h("p", { class: "muted" }, "No limit was drawn on in this ledger.") :
-        table("Each limit the guard reserved against, with what its store records as used", ["limit key", "limit", "used", "remaining", ""],
-          v.limits.map((l) => [l.key, l.limit, l.used, l.remaining, meter(l.used, l.limit)]), "limits-table")),
+        table("Each limit the guard reserved against, with what its store records as used", ["limit key", "unit", "limit", "used", "remaining", ""],
+          v.limits.map((l) => [l.key, l.unit, l.limit, l.used, l.remaining, meter(l.used, l.limit)]), "limits-table")),
     h("section", { "aria-label": "decisions by reason" },
       h("h3", {}, "Decisions by reason code"),
       hbars("Decisions by reason code", v.decisions.map((d) => ({ label: `${d.protocol}: ${d.reason}`, value: d.count }))),

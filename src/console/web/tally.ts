@@ -29,7 +29,7 @@ const hopCard = (hop: HopView, depth: number): HTMLElement => {
   const id = `hop-${hop.path.replace(/[^a-z0-9]/gi, "-") || "top"}`
   const body = h("div", { class: "hop-body", id: `${id}-body` },
     hop.failsHere ? h("p", { class: "fails", role: "note" }, "✗ the tree fails here: ", h("strong", {}, hop.reason ?? "?"), hop.detail ? ` — ${hop.detail}` : "") : null,
-    hop.verdict !== "valid" && !hop.failsHere && hop.reason ? h("p", { class: "fails soft" }, `this hop alone: ${hop.reason}${hop.detail ? ` — ${hop.detail}` : ""}`) : null,
+    hop.verdict !== "valid" && !hop.failsHere && hop.reason ? h("p", { class: "fails soft" }, `the subtree under this hop fails section 6.2: ${hop.reason}${hop.detail ? ` — ${hop.detail}` : ""}`) : null,
     h("dl", { class: "facts" },
       h("dt", {}, "op"), h("dd", {}, hop.op),
       h("dt", {}, "status"), h("dd", {}, hop.st, hop.err ? ` (${hop.err})` : ""),
@@ -53,7 +53,7 @@ const hopCard = (hop: HopView, depth: number): HTMLElement => {
 }
 
 export const drawTree = (t: TreeView) =>
-  h("div", { class: "tree", "data-verdict": t.verdict },
+  h("div", { class: "tree", "data-verdict": t.verdict, "data-source": t.source },
     h("p", { class: `verdict v-${t.verdict}`, role: "status" }, "Section 6.2 verdict for the whole tree: ", badge(t.verdict),
       t.reason ? [" — ", h("strong", {}, t.reason), t.path ? ` at ${t.path}` : "", t.detail ? `: ${t.detail}` : ""] : "",
       t.verdict === "unchecked" ? " (give the call this tally answers for the full check)" : ""),
