@@ -14,6 +14,7 @@ import type { ConsoleConfigShape } from "../../src/console/stores.js"
 import type { AuditPage, AuditRowView } from "../../src/console/api.js"
 import * as SqliteWrit from "../../src/store/sqlite/writ-stores.js"
 import { type AuditEntry, AuditLog } from "../../src/writ/executor/stores.js"
+import { runMandate } from "../support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-console-api-"))
 const store = join(dir, "store.sqlite")
@@ -128,6 +129,15 @@ describe("mandate console server", () => {
       yield* request(`${s.url}api/audit`)
       expect(statSync(store).mtimeMs).toBe(before)
     }), 120_000)
+
+  it.live("mandate console: a missing store is one error line naming its reason, exit 1", () =>
+    Effect.gen(function*() {
+      const missing = join(dir, "nothing-here.sqlite")
+      const r = yield* Effect.promise(() => runMandate(["console", "--store", missing, "--port", "0"], 120_000, "SIGKILL"))
+      expect(r.status).toBe(1)
+      expect(r.stderr.trim().split("\n")).toEqual([`error: console/store_unavailable at ${missing}: no such file (the console creates nothing)`])
+      expect(existsSync(missing)).toBe(false)
+    }), 180_000)
 
   it.scoped("pages the audit record by keyset: every sort and filter gives the reference order, each row once", () =>
     Effect.gen(function*() {
