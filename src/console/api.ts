@@ -167,6 +167,10 @@ export type SpendPoint = typeof SpendPoint.Type
 export const LimitView = Schema.Struct({ key: Str, unit: Str, limit: Str, used: Str, remaining: Str })
 export type LimitView = typeof LimitView.Type
 
+/** The executor store's `count` and `total` limits, a page at a time (cursor: the last key). */
+export const StoreLimits = Schema.Struct({ limits: Schema.Array(LimitView), next: NullStr })
+export type StoreLimits = typeof StoreLimits.Type
+
 export const ChainVerdict = Schema.Struct({ ok: Schema.Boolean, lines: Int, head: NullStr, reason: NullStr, detail: NullStr })
 export type ChainVerdict = typeof ChainVerdict.Type
 

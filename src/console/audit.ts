@@ -11,7 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Schema } from "effect"
 import {
   AuditQuery, type AuditPage, type AuditRowView, type AuditSort, AuditTableRow, CallSummary, type CallList,
-  StoredAuditEntry
+  StoredAuditEntry, type StoreLimits
 } from "./api.js"
 import { consoleError, type ConsoleError, parseDetail } from "./reason.js"
 
@@ -72,6 +72,8 @@ export interface ConsoleStoreService {
   readonly auditPage: (q: AuditQuery) => Effect.Effect<AuditPage, ConsoleError>
   readonly auditCount: (q: AuditQuery) => Effect.Effect<number, ConsoleError>
   readonly calls: (after: string | undefined, limit: number) => Effect.Effect<CallList, ConsoleError>
+  /** The executor's `count` and `total` stores (section 9: `writ/count/<writ>`, `writ/total/<writ>/<bound>`), a page at a time. */
+  readonly limits: (after: string | undefined, limit: number) => Effect.Effect<StoreLimits, ConsoleError>
   /** The stored tally (and body) of one call, as the JSON of an answer file (section 10). */
   readonly answer: (leaf: string, id: string) => Effect.Effect<{ readonly tally: string; readonly res: string | null }, ConsoleError>
 }
@@ -122,6 +124,29 @@ export const makeConsoleStore = (file: string) => Effect.map(SqlClient.SqlClient
         Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/store_unavailable", `a call row does not decode: ${e.message.slice(0, 200)}`, "writ_calls"))))
       const last = page[page.length - 1] as { r: number } | undefined
       return { calls, next: raw.length > limit && last !== undefined ? String(last.r) : null }
+    }),
+    limits: Effect.fn("console.storeLimits")(function*(after: string | undefined, limit: number) {
+      // Usage is keyed; the limit is the one the executor reserved against, taken from the newest
+      // reservation naming the key (the limit of a key never changes: it is the writ's bound).
+      const raw = yield* query(
+        `SELECT u.key AS key, u.used AS used,
+           (SELECT j.value ->> 1 FROM accounting_reservations r, json_each(r.limits) j
+             WHERE j.value ->> 0 = u.key ORDER BY r.rowid DESC LIMIT 1) AS lim
+         FROM accounting_usage u WHERE u.key > ? AND (u.key LIKE 'writ/count/%' OR u.key LIKE 'writ/total/%')
+         ORDER BY u.key LIMIT ${limit + 1}`, [after ?? ""])
+      const page = raw.slice(0, limit) as Array<{ key: string; used: string | number; lim: string | null }>
+      const limits = page.map((r) => {
+        const used = BigInt(r.used)
+        const lim = r.lim === null ? null : BigInt(r.lim)
+        return {
+          key: r.key,
+          unit: r.key.startsWith("writ/count/") ? "uses" : r.key.split("/").slice(3).join("/"),
+          limit: lim === null ? "?" : lim.toString(),
+          used: used.toString(),
+          remaining: lim === null ? "?" : (lim > used ? lim - used : 0n).toString()
+        }
+      })
+      return { limits, next: raw.length > limit && page.length > 0 ? page[page.length - 1].key : null }
     }),
     answer: Effect.fn("console.answer")(function*(leaf: string, id: string) {
       const rows = yield* query(`SELECT tally, res FROM writ_calls WHERE leaf = ? AND id = ?`, [leaf, id])

@@ -9,6 +9,7 @@
 //   GET  /api/calls?after=    the calls in the executor's store, a page at a time
 //   GET  /api/calls/tree?leaf=&id=   the tally tree of one stored call
 //   POST /api/tally           the tally tree of a tally/answer file the page read (with its call)
+//   GET  /api/store-limits?after=   the executor's count and total stores: limit, used, remaining
 //   GET  /api/ledger          budgets, decisions, stats, replay diff and the hash-chain verdict
 //
 // DNS rebinding: a page on another origin could point a name at 127.0.0.1 and read the console,
@@ -18,7 +19,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse 
 import type { HttpApp } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { type Json, parseJson } from "../kernel/json.js"
-import { CallList, ConsoleInfo, ErrorBody, LedgerView, TreeRequest, TreeView, AuditCount, AuditPage } from "./api.js"
+import { AuditCount, AuditPage, CallList, ConsoleInfo, ErrorBody, LedgerView, StoreLimits, TreeRequest, TreeView } from "./api.js"
 import { ConsoleAssets } from "./assets.js"
 import { decodeAuditQuery } from "./audit.js"
 import { ledgerView } from "./ledger-view.js"
@@ -96,6 +97,11 @@ const routes = HttpRouter.empty.pipe(
     const store = yield* needAudit
     const p = yield* singleParams
     return yield* json(CallList, yield* store.calls(p.after, 50))
+  })),
+  HttpRouter.get("/api/store-limits", Effect.gen(function*() {
+    const store = yield* needAudit
+    const p = yield* singleParams
+    return yield* json(StoreLimits, yield* store.limits(p.after, 100))
   })),
   HttpRouter.get("/api/calls/tree", Effect.gen(function*() {
     const store = yield* needAudit

@@ -5,6 +5,7 @@
 // reason at B; the budget view matches the ledger's own `stats`, `verify` and `replay`. Each view
 // is saved to test/console/screenshots/ (shown in the README).
 import { it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { NodeContext } from "@effect/platform-node"
 import type { ChildProcess } from "node:child_process"
@@ -156,6 +157,15 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       const used = yield* usedOf(ledgerFile, ["ledger/demo/tokens/tokens", "ledger/demo/usd/usd"])
       expect(limits.map((l) => l[3])).toEqual([used[0].toString(), fromNanos(used[1])])
       expect(limits.map((l) => l[4])).toEqual([(5000n - used[0]).toString(), fromNanos(2_500_000_000n - used[1])])
+      // The executor's count store: writ_1 (one use) used once, nothing left; every key of B's usage table.
+      yield* step(() => page.waitForSelector("#store-limits-rows tr"))
+      const writLimits = yield* step(() => page.$$eval("#store-limits-rows tr", (els) => els.map((e) => [...e.querySelectorAll("td")].slice(0, 5).map((td) => td.textContent ?? ""))))
+      const db = new Database(join(out, "b.sqlite"), { readonly: true })
+      const usage = db.prepare("SELECT key, used FROM accounting_usage ORDER BY key").all() as Array<{ key: string; used: string }>
+      db.close()
+      expect(writLimits.map((l) => [l[0], l[3]])).toEqual(usage.map((u) => [u.key, String(u.used)]))
+      const w1 = json("02-writ_1.json") as { bnd: { uses: { v: number } } }
+      expect(writLimits.find((l) => l[0] === `writ/count/${identity(w1 as never)}`)).toEqual([`writ/count/${identity(w1 as never)}`, "uses", String(w1.bnd.uses.v), "1", "0"])
       yield* step(() => shot("ledger"))
     }), 300_000)
 

@@ -107,6 +107,8 @@ describe("mandate console server", () => {
         const r = yield* request(`${s.url}${path}`, opts)
         expect({ path, status: r.status, error: r.body.error }).toEqual({ path, status, error })
       }
+      const limits = yield* request(`${s.url}api/store-limits`)
+      expect(limits).toEqual({ status: 200, body: { limits: [], next: null } })
       // A tally without its call is drawn, checked only for its shape (verdict of 6.1 before the signature).
       const shape = yield* request(`${s.url}api/tally`, { method: "POST", body: JSON.stringify({ name: "x", tally: "{\"typ\":\"tally\"}" }) })
       expect(shape.status).toBe(200)

@@ -2,7 +2,7 @@
 // The budgets-and-ledger view: the hash-chain verdict (`mandate ledger verify`), spend over time by
 // protocol, principal or action kind, what remains of each limit, decisions by reason code, the
 // same grouping `mandate ledger stats` prints, and the replay diff (`mandate ledger replay`).
-import type { LedgerView, SpendPoint } from "../api.js"
+import type { LedgerView, SpendPoint, StoreLimits } from "../api.js"
 import { hbars, stackedBars } from "./charts.js"
 import { api, errorLine, fill, h, ident } from "./dom.js"
 
@@ -33,13 +33,43 @@ const meter = (used: string, limit: string) => {
   return h("span", { class: "meter", role: "img", "aria-label": `${Math.round(frac * 100)}% used` }, h("span", { style: `width:${(frac * 100).toFixed(1)}%` }))
 }
 
-export const ledgerView = async (root: HTMLElement) => {
+/** The executor store's `count` and `total` limits (Writ section 9), a page at a time. */
+const storeLimits = () => {
+  const body = h("tbody", { id: "store-limits-rows" })
+  const more = h("button", { type: "button", hidden: true }, "More limits")
+  let next: string | null = ""
+  const load = async () => {
+    if (next === null) return
+    try {
+      const page = await api<StoreLimits>(`/api/store-limits?after=${encodeURIComponent(next)}`)
+      body.append(...page.limits.map((l) => h("tr", {}, [l.key, l.unit, l.limit, l.used, l.remaining].map((c) => h("td", {}, c)), h("td", {}, meter(l.used, l.limit)))))
+      next = page.next
+      more.hidden = next === null
+    } catch (e) {
+      body.append(h("tr", {}, h("td", { colspan: 6 }, errorLine(e))))
+      next = null
+    }
+  }
+  more.addEventListener("click", () => void load())
+  void load()
+  return h("section", { "aria-label": "writ count and total" },
+    h("h3", {}, "Writ count and total stores (the executor's)"),
+    h("div", { class: "scroll" }, h("table", { id: "store-limits" },
+      h("caption", {}, "Each writ's count (uses) and total bounds as the executor consumed them"),
+      h("thead", {}, h("tr", {}, ["limit key", "unit", "limit", "used", "remaining", ""].map((c) => h("th", { scope: "col" }, c)))),
+      body)),
+    more)
+}
+
+export const ledgerView = async (root: HTMLElement, hasLedger: boolean, hasStore: boolean) => {
+  const writLimits = hasStore ? storeLimits() : null
+  if (!hasLedger) return fill(root, h("h2", {}, "Budgets"), writLimits, h("p", {}, "No ledger given (start with --ledger FILE)."))
   fill(root, h("h2", {}, "Budgets and the ledger"), h("p", { role: "status" }, "loading…"))
   let v: LedgerView
   try {
     v = await api<LedgerView>("/api/ledger")
   } catch (e) {
-    return fill(root, h("h2", {}, "Budgets and the ledger"), errorLine(e))
+    return fill(root, h("h2", {}, "Budgets and the ledger"), writLimits, errorLine(e))
   }
   const chart = h("div", { id: "spend-chart" })
   const by = h("select", { id: "group-by" }, ["protocol", "principal", "kind"].map((x) => h("option", { value: x }, x)))
@@ -59,10 +89,11 @@ export const ledgerView = async (root: HTMLElement) => {
       h("div", { class: "controls" }, h("label", {}, "group by ", by), h("label", {}, "measure ", metric)),
       chart),
     h("section", { "aria-label": "limits" },
-      h("h3", {}, "Remaining per limit"),
+      h("h3", {}, "Remaining per ledger budget"),
       v.limits.length === 0 ? h("p", { class: "muted" }, "No limit was drawn on in this ledger.") :
         table("Each limit the guard reserved against, with what its store records as used", ["limit key", "unit", "limit", "used", "remaining", ""],
           v.limits.map((l) => [l.key, l.unit, l.limit, l.used, l.remaining, meter(l.used, l.limit)]), "limits-table")),
+    writLimits,
     h("section", { "aria-label": "decisions by reason" },
       h("h3", {}, "Decisions by reason code"),
       hbars("Decisions by reason code", v.decisions.map((d) => ({ label: `${d.protocol}: ${d.reason}`, value: d.count }))),

@@ -36,7 +36,7 @@ const start = async () => {
     if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`)
     if (id === "tally") tallyView(panel)
     else if (id === "audit") info.store === null ? fill(panel, h("h2", {}, "Audit record"), h("p", {}, "No store given (start with --store FILE).")) : auditView(panel)
-    else info.ledger === null ? fill(panel, h("h2", {}, "Budgets and the ledger"), h("p", {}, "No ledger given (start with --ledger FILE).")) : void ledgerView(panel)
+    else void ledgerView(panel, info.ledger !== null, info.store !== null)
   }
   tabs.forEach((t, i) => {
     t.addEventListener("click", () => show(views[i].id))
