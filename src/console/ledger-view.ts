@@ -6,10 +6,10 @@
 import { Effect, Layer, Stream } from "effect"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
-import { type LedgerEvent, type LedgerStore, type Policy, readLedger, replay, stats, verifyLedger } from "../ledger/index.js"
+import { type LedgerError, type LedgerEvent, type LedgerStore, type Policy, readLedger, replay, stats, verifyLedger } from "../ledger/index.js"
 import { fromNanos, toNanos } from "../ledger/usd.js"
 import type { LedgerView, LimitView, ReplayView, SpendPoint } from "./api.js"
-import { consoleError, type ConsoleError } from "./reason.js"
+import { consoleError } from "./reason.js"
 
 /** The hour an event falls in (ISO text to the hour: safe_telemetry lines carry no more). */
 const hourOf = (at: string): string => `${at.slice(0, 13)}:00Z`
@@ -94,7 +94,7 @@ export const ledgerView = Effect.fn("console.ledgerView")(function*(src: LedgerS
   )
   // The rest reads the lines through the same strict reader; a broken chain stops it, so the
   // views are empty then (the chain verdict says why).
-  const readable = <A>(eff: Effect.Effect<A, StoreError | import("../ledger/reason.js").LedgerError>, empty: A) =>
+  const readable = <A>(eff: Effect.Effect<A, StoreError | LedgerError>, empty: A) =>
     chain.ok ? eff.pipe(Effect.mapError(failed(src.name))) : Effect.succeed(empty)
   const s = yield* readable(stats(readLedger(lines)), { rows: [], summary: "" })
   const g = yield* readable(groupings(readLedger(lines)), { points: [], byReason: [], limits: new Map<string, string>() })
@@ -131,4 +131,4 @@ export const ledgerView = Effect.fn("console.ledgerView")(function*(src: LedgerS
     replay: replayed
   }
   return view
-}) as (src: LedgerSources) => Effect.Effect<LedgerView, ConsoleError>
+})

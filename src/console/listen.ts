@@ -1,12 +1,11 @@
 // Serving the console: @effect/platform's Node HTTP server on 127.0.0.1 (by default) for the
 // length of the scope, with the page bundled and the sources opened first (a missing file or a
 // failed bundle stops the start with its reason, before anything listens).
-import { FileSystem } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, type Scope } from "effect"
+import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import { bundledAssets, ConsoleAssets } from "./assets.js"
-import { consoleError, type ConsoleError } from "./reason.js"
+import { consoleError } from "./reason.js"
 import { consoleApp } from "./server.js"
 import { ConsoleConfig, type ConsoleConfigShape, sourcesLayer } from "./stores.js"
 
@@ -29,6 +28,6 @@ export const serveConsole = Effect.fn("console.serve")(function*(config: Console
   const allowHosts = [...(options.allowHosts ?? []), host]
   yield* server.serve(Effect.provide(consoleApp({ allowHosts }), ctx))
   return { port, url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/` }
-}) as (config: ConsoleConfigShape, options: ConsoleListenOptions) => Effect.Effect<{ readonly port: number; readonly url: string }, ConsoleError, Scope.Scope | FileSystem.FileSystem>
+})
 
 export { ConsoleAssets }

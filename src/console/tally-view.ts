@@ -121,8 +121,8 @@ const unwrap = (value: Json): { readonly tally: JsonObject; readonly res: Json |
 }
 
 /** The tree view of a tally (or answer) `value`, checked by section 6.2 against `call` when given. */
-export const treeView = (source: string, value: Json, call: Json | undefined): Effect.Effect<TreeView, ConsoleError> =>
-  Effect.gen(function*() {
+export const treeView: (source: string, value: Json, call: Json | undefined) => Effect.Effect<TreeView, ConsoleError> = Effect.fn("console.treeView")(
+  function*(source: string, value: Json, call: Json | undefined) {
     const u = unwrap(value)
     if (u === null) return yield* Effect.fail(consoleError("console/wrong_type", "not a tally, nor an answer holding one", source))
     if (call === undefined) {
