@@ -31,6 +31,8 @@ let console_: ChildProcess | undefined
 let url = ""
 let browser: { context: BrowserContext; close: () => Promise<void> } | undefined
 let page: Page
+/** Every URL the browser asked for, to show the page needs nothing beyond the console. */
+const requested: Array<string> = []
 
 /** Starts `mandate console` and waits (bounded) for the line with its URL. */
 const startConsole = (args: ReadonlyArray<string>): Promise<{ child: ChildProcess; url: string }> =>
@@ -63,6 +65,7 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
     console_ = started.child
     url = started.url
     browser = await launch()
+    browser.context.on("request", (r) => { requested.push(r.url()) })
     page = await browser.context.newPage()
     page.setDefaultTimeout(60_000)
   }, 600_000)
@@ -169,7 +172,7 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       yield* step(() => shot("ledger"))
     }), 300_000)
 
-  it.live("is keyboard navigable and reads at 200% zoom without sideways scrolling", () =>
+  it.live("is keyboard navigable, reads at 200% zoom without sideways scrolling, and loads nothing from elsewhere", () =>
     Effect.gen(function*() {
       yield* step(() => page.goto(`${url}#tally`))
       yield* step(() => page.focus("#tab-tally"))
@@ -189,5 +192,8 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
         return widths
       })
       expect(zoomed.scroll).toBeLessThanOrEqual(zoomed.client + 1)
+      // Offline: nothing the page loaded came from anywhere but the console itself.
+      expect(requested.length).toBeGreaterThan(10)
+      expect(requested.filter((u) => !u.startsWith(url))).toEqual([])
     }), 300_000)
 })
