@@ -151,6 +151,8 @@ describe("mandate console server", () => {
         { q: { sort: "time", dir: "desc" }, keep: () => true, key: (r) => r.time },
         { q: { sort: "reason", reason: "count_exhausted" }, keep: (r) => r.reason === "count_exhausted", key: (r) => r.reason ?? "" },
         { q: { sort: "op", op: "travel" }, keep: (r) => prefix("travel", r.op), key: (r) => r.op ?? "" },
+        { q: { sort: "op", dir: "desc", op: "travel/" }, keep: (r) => prefix("travel/", r.op), key: (r) => r.op ?? "" },
+        { q: { op: "travel/book", outcome: "failed" }, keep: (r) => prefix("travel/book", r.op) && r.outcome === "failed", key: (r) => r.seq },
         { q: { sort: "outcome", dir: "desc", kind: "call", since: "1700000010", until: "1700000030" }, keep: (r) => r.kind === "call" && r.time >= 1700000010 && r.time < 1700000030, key: (r) => r.outcome },
         { q: { sort: "principal", principal: "did:key:z6Mk1" }, keep: (r) => r.principal === "did:key:z6Mk1", key: (r) => r.principal ?? "" }
       ]

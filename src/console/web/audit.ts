@@ -19,7 +19,8 @@ const columns: ReadonlyArray<{ key: AuditSort; label: string }> = [
 const row = (r: AuditRowView) =>
   h("tr", { "data-reason": r.reason ?? "", "data-outcome": r.outcome },
     h("td", { class: "num" }, r.seq),
-    h("td", { class: "num" }, r.time),
+    // The executor's time is integer Unix seconds (section 9.3); shown as UTC, the number in the tooltip.
+    h("td", { class: "num", title: String(r.time) }, new Date(r.time * 1000).toISOString().replace(".000Z", "Z")),
     h("td", {}, r.kind),
     h("td", {}, r.op ?? "–"),
     h("td", { class: `outcome o-${r.outcome}` }, r.outcome),
@@ -33,7 +34,7 @@ export const auditView = (root: HTMLElement) => {
   const form = h("form", { class: "filters", id: "audit-filters", "aria-label": "audit filters" },
     h("label", {}, "kind", kind),
     field("outcome", "outcome"), field("reason", "reason"), field("op", "op prefix"), field("principal", "principal (did:key)"),
-    field("since", "time from", "number"), field("until", "time before", "number"),
+    field("since", "time from (Unix s)", "number"), field("until", "time before (Unix s)", "number"),
     h("button", { type: "submit", id: "apply-filters" }, "Apply"),
     h("button", { type: "reset", id: "clear-filters" }, "Clear"))
   let sort: AuditSort = "seq"
