@@ -118,6 +118,8 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
     Effect.gen(function*() {
       yield* step(() => page.goto(`${url}#audit`))
       yield* step(() => page.waitForSelector("#audit-rows tr"))
+      yield* step(() => page.waitForFunction(() => document.querySelector("#audit-count")?.textContent?.includes("matching")))
+      yield* step(() => shot("audit-all"))
       yield* step(() => page.fill("#f-reason", "count_exhausted"))
       yield* step(() => page.click("#apply-filters"))
       yield* step(() => page.waitForFunction(() => document.querySelector("#audit-count")?.textContent?.includes("matching")))

@@ -92,7 +92,7 @@ export const auditView = (root: HTMLElement) => {
     // The count scans the matching rows: asked after the first page is on screen.
     const mine = generation
     api<AuditCount>(`/api/audit/count?${query().toString()}`).then(
-      (c) => { if (mine === generation) fill(count, `${c.count} matching ${c.count === 1 ? "entry" : "entries"}`) },
+      (c) => { if (mine === generation) fill(count, `(${c.count} matching ${c.count === 1 ? "entry" : "entries"})`) },
       () => undefined
     )
   }
