@@ -37,11 +37,16 @@ const bundleFailed = (detail: string) => consoleError("console/bundle_failed", d
 /** ConsoleAssets with the page bundled by esbuild. */
 export const bundledAssets: Layer.Layer<ConsoleAssets, ConsoleError, FileSystem.FileSystem> = Layer.effect(ConsoleAssets, Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const candidates = ["./web/main.ts", "./web/main.js"].map((p) => fileURLToPath(new URL(p, import.meta.url)))
+  // Beside this module in src/ (main.ts) or dist/console/ (tsc's main.js); from the bundled bin in
+  // dist/bin/, the library's compiled copy in dist/console/web/.
+  const candidates = ["./web/main.ts", "./web/main.js", "../console/web/main.js"].map((p) => fileURLToPath(new URL(p, import.meta.url)))
   let entry: string | undefined
   for (const c of candidates) if (entry === undefined && (yield* fs.exists(c).pipe(Effect.orElseSucceed(() => false)))) entry = c
   if (entry === undefined) return yield* Effect.fail(bundleFailed("the page source is not beside the console"))
-  const esbuild = yield* Effect.tryPromise({ try: () => import("esbuild"), catch: () => bundleFailed("esbuild is not installed (it is a devDependency: npm install --include=dev)") })
+  // A specifier in a variable: the bin's own bundler (scripts/build-cli.mjs) leaves it to Node at
+  // run time instead of bundling esbuild (a devDependency with a native binary) into the bin.
+  const esbuildModule = "esbuild"
+  const esbuild = yield* Effect.tryPromise({ try: () => import(esbuildModule) as Promise<typeof import("esbuild")>, catch: () => bundleFailed("esbuild is not installed (it is a devDependency: npm install --include=dev)") })
   const out = yield* Effect.tryPromise({
     try: () => esbuild.build({ entryPoints: [entry!], bundle: true, write: false, format: "esm", platform: "browser", target: "es2020", minify: true, logLevel: "silent" }),
     catch: (e) => bundleFailed(String(e))
