@@ -1,4 +1,5 @@
-// `npm run bench -- NAME [flags]` runs scripts/bench/NAME.ts; with no name, every benchmark in turn.
+// `npm run bench -- NAME [flags]` runs scripts/bench/NAME.ts; with no name, every benchmark in turn
+// (`console`: a million audit rows in the console, first page and first paint against count(*)).
 // Each benchmark prints its figures beside a baseline measured in the same run, as a ratio,
 // because these machines are noisy: absolute numbers are not comparable across runs.
 import { readdirSync } from "node:fs"

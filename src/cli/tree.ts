@@ -79,6 +79,11 @@ export const tree: ReadonlyArray<Entry> = [
     ]
   },
   {
+    name: "console",
+    description: "Serve a read-only page on loopback: tally trees, the audit record, budgets and the ledger",
+    load: () => import("./console.js").then((m) => m.consoleCommand)
+  },
+  {
     name: "demo",
     description: "Run the three-agent demo (A, B booking, C payment) over HTTP on loopback; writes out/",
     load: () => import("./demo.js").then((m) => m.demoCommand)

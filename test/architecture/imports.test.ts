@@ -1,6 +1,7 @@
 // The layering of DESIGN.md, checked: imports flow kernel <- accounting <- protocols (writ, yea,
 // ledger) <- store, bind <- app <- cli; a protocol never imports another protocol, a store or a
-// transport; a store and a transport never import each other (only a composition root in app/, or
+// transport; the console (a read-only page) sits above app and below cli; a store and a
+// transport never import each other (only a composition root in app/, or
 // the CLI, picks a store for a transport);
 // no module imports itself back through a cycle; nothing outside kernel touches the wall clock or
 // Math.random (design card: clocks and randomness come from Layers).
@@ -40,7 +41,8 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   store: ["kernel", "accounting", "writ", "yea", "ledger", "store"],
   bind: ["kernel", "accounting", "writ", "yea", "ledger", "bind"],
   app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"],
-  cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "cli"],
+  console: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"],
+  cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "cli"],
   index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"]
 }
 

@@ -1,0 +1,201 @@
+// `mandate console` in real Chromium (issue 14, "Done when"): the console is started on the
+// demo's B store and a ledger, and the page is driven as a person would: the demo's tally tree
+// shows its two hops and their section 6.2 verdicts; the forged receipt shows its failing hop and
+// reason; the audit filter by reason `count_exhausted` shows exactly the demo's refusals of that
+// reason at B; the budget view matches the ledger's own `stats`, `verify` and `replay`. Each view
+// is saved to test/console/screenshots/ (shown in the README).
+import { it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect } from "effect"
+import { NodeContext } from "@effect/platform-node"
+import type { ChildProcess } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { BrowserContext, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import { identity } from "../../src/writ/sign.js"
+import { runMandate, spawnMandate } from "../support/cli.js"
+import { repoRoot } from "../support/shared.js"
+import { chromiumPresent, launch } from "./browser.js"
+import { buildLedger, POLICY, usedOf } from "./fixture.js"
+import { fromNanos } from "../../src/ledger/usd.js"
+
+const present = chromiumPresent()
+const shots = join(repoRoot, "test/console/screenshots")
+const work = mkdtempSync(join(tmpdir(), "mandate-console-"))
+const out = join(work, "demo")
+const ledgerFile = join(work, "ledger.db")
+const policyFile = join(work, "policy.json")
+let console_: ChildProcess | undefined
+let url = ""
+let browser: { context: BrowserContext; close: () => Promise<void> } | undefined
+let page: Page
+/** Every URL the browser asked for, to show the page needs nothing beyond the console. */
+const requested: Array<string> = []
+
+/** Starts `mandate console` and waits (bounded) for the line with its URL. */
+const startConsole = (args: ReadonlyArray<string>): Promise<{ child: ChildProcess; url: string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawnMandate(["console", ...args, "--port", "0"])
+    let seen = ""
+    let err = ""
+    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`console did not start: ${seen} ${err}`)) }, 120_000)
+    child.stderr!.on("data", (d: Buffer) => { err += d.toString() })
+    child.stdout!.on("data", (d: Buffer) => {
+      seen += d.toString()
+      const m = /console on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen)
+      if (m) { clearTimeout(timer); resolve({ child, url: m[1] }) }
+    })
+    child.on("close", (code) => { clearTimeout(timer); reject(new Error(`console exited ${code}: ${err}`)) })
+  })
+
+const json = (file: string) => JSON.parse(readFileSync(join(out, file), "utf8")) as Record<string, unknown>
+const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true })
+const step = <A>(f: () => Promise<A>) => Effect.promise(f)
+
+describe.skipIf(!present)("mandate console in Chromium", () => {
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true })
+    const demo = await runMandate(["demo", "--out", out], 240_000, "SIGINT")
+    if (demo.status !== 0) throw new Error(`the demo failed: ${demo.stdout.slice(-2000)} ${demo.stderr.slice(-1000)}`)
+    await Effect.runPromise(buildLedger(ledgerFile, out).pipe(Effect.provide(NodeContext.layer)))
+    writeFileSync(policyFile, JSON.stringify({ ...POLICY, policies: [{ type: "token_budget", tokens: 3000 }] }))
+    const started = await startConsole(["--store", join(out, "b.sqlite"), "--ledger", ledgerFile, "--policy", policyFile])
+    console_ = started.child
+    url = started.url
+    browser = await launch()
+    browser.context.on("request", (r) => { requested.push(r.url()) })
+    page = await browser.context.newPage()
+    page.setDefaultTimeout(60_000)
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    console_?.kill("SIGINT")
+    rmSync(work, { recursive: true, force: true })
+  }, 120_000)
+
+  const openTree = async (tally: string, call: string) => {
+    await page.goto(`${url}#tally`)
+    await page.setInputFiles("#tally-file", join(out, tally))
+    await page.setInputFiles("#call-file", join(out, call))
+    await page.click("#open-tally")
+    await page.waitForSelector(`#tree-out .tree[data-source="${tally}"]`)
+  }
+
+  it.live("the demo's tally tree shows its two hops and their section 6.2 verdicts", () =>
+    Effect.gen(function*() {
+      yield* step(() => openTree("04-call-A-B-book-answer.json", "03-call-A-B-book.json"))
+      expect(yield* step(() => page.getAttribute("#tree-out .tree", "data-verdict"))).toBe("valid")
+      const hops = yield* step(() => page.$$eval("#tree-out section.hop", (els) => els.map((e) => ({
+        path: e.getAttribute("data-path"), verdict: e.getAttribute("data-verdict"), op: e.querySelector(".hop-op")?.textContent ?? ""
+      }))))
+      expect(hops).toEqual([
+        { path: "", verdict: "valid", op: "top travel/book" },
+        { path: "sub[0]", verdict: "valid", op: "hop 1 travel/charge" }
+      ])
+      // Narrowing side by side: C's hop ran under writ_1 then writ_2, which took `amount` down.
+      const narrowed = yield* step(() => page.$$eval("section.hop[data-path='sub[0]'] table.narrowing td.narrowed", (els) => els.length))
+      expect(narrowed).toBeGreaterThan(0)
+      yield* step(() => shot("tally"))
+    }), 300_000)
+
+  it.live("a forged receipt shows its failing hop and reason", () =>
+    Effect.gen(function*() {
+      yield* step(() => openTree("22-forged-tally-B.json", "03-call-A-B-book.json"))
+      expect(yield* step(() => page.getAttribute("#tree-out .tree", "data-verdict"))).toBe("signed_unauthorized")
+      const failing = yield* step(() => page.$$eval("#tree-out section.hop.failing", (els) => els.map((e) => ({
+        path: e.getAttribute("data-path"), text: e.querySelector(".fails")?.textContent ?? ""
+      }))))
+      expect(failing).toHaveLength(1)
+      expect(failing[0].path).toBe("sub[0]")
+      expect(failing[0].text).toContain("bad_signature")
+      yield* step(() => shot("tally-forged"))
+    }), 300_000)
+
+  it.live("the audit filter by reason count_exhausted shows exactly the demo's refusals", () =>
+    Effect.gen(function*() {
+      yield* step(() => page.goto(`${url}#audit`))
+      yield* step(() => page.waitForSelector("#audit-rows tr"))
+      yield* step(() => page.waitForFunction(() => document.querySelector("#audit-count")?.textContent?.includes("matching")))
+      yield* step(() => shot("audit-all"))
+      yield* step(() => page.fill("#f-reason", "count_exhausted"))
+      yield* step(() => page.click("#apply-filters"))
+      yield* step(() => page.waitForFunction(() => document.querySelector("#audit-count")?.textContent?.includes("matching")))
+      const rows = yield* step(() => page.$$eval("#audit-rows tr", (els) => els.map((e) => e.getAttribute("data-reason"))))
+      // What B's own audit file says, and the call the demo sent twice.
+      const expected = readFileSync(join(out, "audit-B.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as { reason: string | null; identity: string | null }).filter((e) => e.reason === "count_exhausted")
+      expect(rows).toEqual(expected.map(() => "count_exhausted"))
+      expect(expected.map((e) => e.identity)).toEqual([identity(json("19-refuse-book-twice.json") as never)])
+      const shown = yield* step(() => page.$$eval("#audit-rows tr td:nth-child(1)", (els) => els.length))
+      expect(shown).toBe(expected.length)
+      yield* step(() => shot("audit"))
+    }), 300_000)
+
+  it.live("the budget view matches the ledger's own stats, verify and replay", () =>
+    Effect.gen(function*() {
+      yield* step(() => page.goto(`${url}#ledger`))
+      yield* step(() => page.waitForSelector("#stats-table tbody tr"))
+      const stats = yield* step(() => runMandate(["ledger", "stats", ledgerFile, "--json"], 120_000, "SIGKILL"))
+      expect(stats.status).toBe(0)
+      const own = JSON.parse(stats.stdout) as { rows: Array<{ protocol: string; principal: string; reason: string; count: number; tokens: number; usd: string }>; summary: string }
+      const table = yield* step(() => page.$$eval("#stats-table tbody tr", (els) => els.map((e) => [...e.querySelectorAll("td")].map((td) => td.textContent))))
+      expect(table).toEqual(own.rows.map((r) => [r.protocol, r.principal, r.reason, String(r.count), String(r.tokens), r.usd]))
+      expect(yield* step(() => page.textContent("#stats-summary"))).toBe(own.summary)
+      const verify = yield* step(() => runMandate(["ledger", "verify", ledgerFile], 120_000, "SIGKILL"))
+      const lines = /(\d+) lines, chain intact, head (\S+)/.exec(verify.stdout)
+      expect(lines).not.toBeNull()
+      const verdict = yield* step(() => page.textContent("#chain-verdict"))
+      expect(verdict).toContain(`hash chain intact: ${lines![1]} lines`)
+      const replayed = yield* step(() => runMandate(["ledger", "replay", ledgerFile, "--policy", policyFile], 120_000, "SIGKILL"))
+      const denied = /would deny (\d+) that ran: (\d+) tokens and \$(\S+) saved/.exec(replayed.stdout)
+      expect(denied).not.toBeNull()
+      const replayRow = yield* step(() => page.$$eval("#replay-table tbody tr:first-child td", (els) => els.map((e) => e.textContent)))
+      expect(replayRow).toEqual(["would deny (ran)", denied![1], denied![2], denied![3]])
+      // The remaining budgets: limit minus the store's usage, for both budgets the guard drew on.
+      const limits = yield* step(() => page.$$eval("#limits-table tbody tr", (els) => els.map((e) => [...e.querySelectorAll("td")].slice(0, 5).map((td) => td.textContent ?? ""))))
+      expect(limits.map((l) => [l[0], l[1]])).toEqual([["ledger/demo/tokens/tokens", "tokens"], ["ledger/demo/usd/usd", "USD"]])
+      // The fixture's budgets (5000 tokens, $2.50) and what the store says is used of them.
+      expect(limits.map((l) => l[2])).toEqual(["5000", "2.5"])
+      const used = yield* usedOf(ledgerFile, ["ledger/demo/tokens/tokens", "ledger/demo/usd/usd"])
+      expect(limits.map((l) => l[3])).toEqual([used[0].toString(), fromNanos(used[1])])
+      expect(limits.map((l) => l[4])).toEqual([(5000n - used[0]).toString(), fromNanos(2_500_000_000n - used[1])])
+      // The executor's count store: writ_1 (one use) used once, nothing left; every key of B's usage table.
+      yield* step(() => page.waitForSelector("#store-limits-rows tr"))
+      const writLimits = yield* step(() => page.$$eval("#store-limits-rows tr", (els) => els.map((e) => [...e.querySelectorAll("td")].slice(0, 5).map((td) => td.textContent ?? ""))))
+      const db = new Database(join(out, "b.sqlite"), { readonly: true })
+      const usage = db.prepare("SELECT key, used FROM accounting_usage ORDER BY key").all() as Array<{ key: string; used: string }>
+      db.close()
+      expect(writLimits.map((l) => [l[0], l[3]])).toEqual(usage.map((u) => [u.key, String(u.used)]))
+      const w1 = json("02-writ_1.json") as { bnd: { uses: { v: number } } }
+      expect(writLimits.find((l) => l[0] === `writ/count/${identity(w1 as never)}`)).toEqual([`writ/count/${identity(w1 as never)}`, "uses", String(w1.bnd.uses.v), "1", "0"])
+      yield* step(() => shot("ledger"))
+    }), 300_000)
+
+  it.live("is keyboard navigable, reads at 200% zoom without sideways scrolling, and loads nothing from elsewhere", () =>
+    Effect.gen(function*() {
+      yield* step(() => page.goto(`${url}#tally`))
+      yield* step(() => page.focus("#tab-tally"))
+      yield* step(() => page.keyboard.press("ArrowRight"))
+      yield* step(() => page.waitForSelector("#audit-table"))
+      expect(yield* step(() => page.evaluate(() => document.activeElement?.id))).toBe("tab-audit")
+      expect(yield* step(() => page.getAttribute("#tab-audit", "aria-selected"))).toBe("true")
+      // 200% zoom of a 1280-pixel window: the same page laid out in 640 CSS pixels at scale 2.
+      const zoomed = yield* step(async () => {
+        const p = await browser!.context.newPage()
+        await p.setViewportSize({ width: 640, height: 900 })
+        await p.goto(`${url}#ledger`)
+        await p.waitForSelector("#stats-table tbody tr")
+        await p.screenshot({ path: join(shots, "ledger-narrow.png"), fullPage: true })
+        const widths = await p.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+        await p.close()
+        return widths
+      })
+      expect(zoomed.scroll).toBeLessThanOrEqual(zoomed.client + 1)
+      // Offline: nothing the page loaded came from anywhere but the console itself.
+      expect(requested.length).toBeGreaterThan(10)
+      expect(requested.filter((u) => !u.startsWith(url))).toEqual([])
+    }), 300_000)
+})
