@@ -96,7 +96,7 @@ export const ledgerView = Effect.fn("console.ledgerView")(function*(src: LedgerS
   // views are empty then (the chain verdict says why).
   const readable = <A>(eff: Effect.Effect<A, StoreError | LedgerError>, empty: A) =>
     chain.ok ? eff.pipe(Effect.mapError(failed(src.name))) : Effect.succeed(empty)
-  const s = yield* readable(stats(readLedger(lines)), { rows: [], summary: "" })
+  const s = yield* readable(stats(readLedger(lines)), { rows: [], protocols: {}, summary: "" })
   const g = yield* readable(groupings(readLedger(lines)), { points: [], byReason: [], limits: new Map<string, string>() })
   const limits: Array<LimitView> = []
   for (const [key, limit] of [...g.limits.entries()].sort(([a], [b]) => a.localeCompare(b))) {
