@@ -21,6 +21,8 @@ import { consentCaveats } from "../consent.js"
 import { decodeGrant, issueRootGrant, verifyChain, type Grant } from "../grant.js"
 import { encodeKey } from "../keys.js"
 import { planPreimage, type HashedPlan } from "./plan.js"
+import { phraseMatches } from "./phrase.js"
+import { ApprovalStore } from "./store.js"
 import { consentInvalid, invalidInput, type ConsentInvalid, type InvalidInput } from "./reason.js"
 
 export const JOB_CODE_PREFIX = "pc1."
@@ -151,4 +153,18 @@ export const signJobConsent = (request: JobConsentRequest): Effect.Effect<string
       issueRootGrant({ sub: request.service, caveats, nonce: `c-${request.hash.slice(0, 6)}-${request.expires}` }),
       (e) => consentInvalid(e.message)
     )
+  })
+
+/**
+ * What `mandate yea approve <pc1.code>` must call for a job's approval code (the CLI reads the
+ * person's typed phrase after showing `decodeJobConsentCode(code)`): the phrase must match, then
+ * the principal signs the consent and it is written to the store the server reads.
+ */
+export const approveJobCode = (code: string, typed: string) =>
+  Effect.gen(function* () {
+    const request = yield* decodeJobConsentCode(code)
+    if (!phraseMatches(typed, request.phrase)) return yield* Effect.fail(consentInvalid(`not approved: type "${request.phrase}" exactly to approve`))
+    const grant = yield* signJobConsent(request)
+    yield* (yield* ApprovalStore).putConsent(request.hash, grant)
+    return { request, grant }
   })
