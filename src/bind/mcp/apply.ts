@@ -11,11 +11,7 @@ import { RandomBytes } from "../../kernel/services.js"
 import { ApprovalStore, type HashedPlan, type JobReceipt } from "../../yea/approval/index.js"
 import type { ApprovalContext } from "./context.js"
 import { errorResult, jsonSafe, safe } from "./render.js"
-import type { JobDefinition } from "./call.js"
-
-export type Applied =
-  | { readonly ok: true; readonly receipt: JobReceipt; readonly result: unknown; readonly raw: unknown; readonly note?: string }
-  | { readonly ok: false; readonly result: CallToolResult }
+import type { Applied, JobDefinition } from "./job-types.js"
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 const isPartial = (e: unknown) => typeof e === "object" && e !== null && (e as { partial?: unknown }).partial === true

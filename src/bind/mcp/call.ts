@@ -19,32 +19,12 @@ import {
   newState,
   refused,
   RequestStateCodec,
-  type HashedPlan,
-  type PlanSpec
+  type HashedPlan
 } from "../../yea/approval/index.js"
 import type { ApprovalContext, Extra } from "./context.js"
-import { applyPlan, type Applied } from "./apply.js"
+import { applyPlan } from "./apply.js"
+import type { JobDefinition, JobPlan } from "./job-types.js"
 import { errorResult, planListLines, plansData, safe, textResult } from "./render.js"
-
-/** A plan as a job returns it: the contract's plan plus the code that carries it out. */
-export interface JobPlan extends PlanSpec {
-  readonly apply: () => Promise<unknown>
-}
-
-/** What `plan()` may return: plans, or a question back to the model (returned as is). */
-export type PlanOutcome = ReadonlyArray<JobPlan> | { readonly clarify: string }
-
-export interface JobDefinition {
-  readonly name: string
-  readonly risk?: "low" | "medium" | "high"
-  readonly plan: (input: Record<string, unknown>, extra: Extra) => Promise<PlanOutcome>
-  readonly revertible: boolean
-  readonly confirmWith?: (plan: PlanSpec, input: Record<string, unknown>) => string | undefined
-  /** guard: an original result that is a failure (`isError`, `input_required`) releases and writes no receipt. */
-  readonly isFailure?: (result: unknown) => boolean
-  /** How a successful apply becomes the tool result (guard: the original result, receipt in `_meta`). */
-  readonly finish: (applied: Applied) => CallToolResult
-}
 
 class PlanFailed extends Schema.TaggedError<PlanFailed>()("PlanFailed", { message: Schema.String }) {}
 

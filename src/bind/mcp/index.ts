@@ -2,6 +2,7 @@
 // undo tool, the Streamable HTTP front end and the bridge.
 export * from "./context.js"
 export * from "./call.js"
+export * from "./job-types.js"
 export * from "./apply.js"
 export * from "./render.js"
 export * from "./job.js"

@@ -14,10 +14,10 @@ import { Data, Effect } from "effect"
 import { z } from "zod"
 import { unixSeconds } from "../../kernel/clock.js"
 import { undoJob, type PlanSpec } from "../../yea/approval/index.js"
-import { runJobCall, type JobDefinition, type JobPlan, type PlanOutcome } from "./call.js"
+import { runJobCall } from "./call.js"
+import type { Applied, JobDefinition, JobPlan, PlanOutcome } from "./job-types.js"
 import type { ApprovalContext, Extra } from "./context.js"
 import { errorResult, receiptLines, safe, textResult } from "./render.js"
-import type { Applied } from "./apply.js"
 
 type Shape = Record<string, z.ZodType>
 
