@@ -57,6 +57,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
       { name: "serve", description: "Serve an example service (calendar, shop) on yea://, the HTTP bridge or stdio", load: () => import("./yea-serve.js").then((m) => m.yeaServeCommand) },
       { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) },
+      { name: "mcp", description: "Serve YEA services (any transport) to MCP clients on stdio: one tool per capability, plus yea_undo, yea_expand, yea_consent", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpBridgeCommand) },
       { name: "mcp-example", description: "Serve the example MCP server with job tools (typed approval, consent codes, undo) on stdio or Streamable HTTP", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpExampleCommand) }
     ]
   },

@@ -1,10 +1,14 @@
-// `mandate yea mcp-example`: the example billing MCP server with job tools (src/bind/mcp), on stdio
+// `mandate yea mcp URL...` (the bridge, below) and `mandate yea mcp-example`: the example billing MCP server with job tools (src/bind/mcp), on stdio
 // (default) or Streamable HTTP on 127.0.0.1, with the approval store in memory or a SQLite file
 // shared with `mandate yea approve`. The start-up line goes to stderr (stdout is the stdio transport).
-import { Command, Options } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Layer, Option } from "effect"
-import { RandomBytes } from "../kernel/services.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
+import { makeBridge } from "../bind/mcp/bridge.js"
+import { connect } from "../bind/yea-connect/index.js"
+import { makeClient } from "../yea/client.js"
 import { billingServer, newBook } from "../bind/mcp/example.js"
 import { makeApprovals } from "../bind/mcp/context.js"
 import { serveHttp, serveStdio, subOf } from "../bind/mcp/serve.js"
@@ -72,3 +76,45 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
     )
   )
 )
+
+// `mandate yea mcp URL...`: the bridge (SPEC-bridge) on stdio.
+const urls = Args.text({ name: "URL" }).pipe(Args.repeated)
+const agentSeed = Options.text("agent-seed").pipe(Options.withDescription("the agent key's 32-byte seed, base64url (proofs are signed with it)"))
+const grants = Options.text("grant").pipe(Options.repeated, Options.withDescription("a grant (pg1.) the agent presents (repeatable)"))
+const principalSeed = Options.text("approve-here").pipe(Options.optional, Options.withDescription("the principal's seed on this machine: approve by typing the phrase in the client"))
+
+export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants, deny, principalSeed }, (o) =>
+  runCommand(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const seedOf = (s: string, what: string) => Option.match(decodeSeed(s), { onNone: () => Effect.fail(cliError("mandate/bad_key", `${what} is not a base64url 32-byte seed`)), onSome: Effect.succeed })
+        const agent = yield* seedOf(o.agentSeed, "--agent-seed")
+        const principal = Option.isSome(o.principalSeed) ? Signer.make(yield* seedOf(o.principalSeed.value, "--approve-here")) : undefined
+        if (o.urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL"))
+        const services = yield* Effect.forEach(o.urls, (url) =>
+          Effect.gen(function* () {
+            const conn = yield* connect(url)
+            const client = yield* makeClient(conn, { grants: o.grants, agentName: "mandate-bridge" })
+            const brief = yield* client.hello({ budget: 100_000 })
+            if (brief.kind !== "BRIEF") return yield* Effect.fail(cliError("mandate/bad_service", `${url} did not answer HELLO with a BRIEF`))
+            return { client, id: brief.service.id, name: brief.service.name, capabilities: brief.capabilities }
+          }).pipe(Effect.mapError((e) => (e._tag === "CliError" ? e : cliError(`yea/${e.reason}`, `${url}: ${e.message}`))))
+        )
+        const { server, skipped } = yield* makeBridge(services, { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, ...(principal === undefined ? {} : { principal }) })
+        for (const s of skipped) yield* Console.error(`yea mcp: not served: ${s}`)
+        yield* Effect.acquireUseRelease(
+          Effect.sync(() => new StdioServerTransport()),
+          (transport) =>
+            Effect.async<void>((resume) => {
+              transport.onclose = () => resume(Effect.void)
+              process.stdin.on("end", () => resume(Effect.void))
+              server.connect(transport).catch(() => resume(Effect.void))
+            }),
+          () => Effect.promise(() => server.close())
+        )
+      }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(decodeSeedOrZero(o.agentSeed)), RandomBytes.live)))
+    )
+  )
+)
+
+const decodeSeedOrZero = (s: string) => Option.getOrElse(decodeSeed(s), () => new Uint8Array(32))
