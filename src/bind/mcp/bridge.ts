@@ -20,7 +20,7 @@ import type { FinalReply } from "../../yea/frame.js"
 import { decodeGrant, verifyChain } from "../../yea/grant.js"
 import { lensReplyHardened } from "../../yea/lens/reply.js"
 import type { Proposal } from "../../yea/proposal.js"
-import { buildForm, judgeAnswer, type HashedPlan } from "../../yea/approval/index.js"
+import { buildForm, checkState, judgeAnswer, makeCodec, makeMemoryApprovalStore, newState, type HashedPlan } from "../../yea/approval/index.js"
 import { bridgeTools, oneLine, type BridgeTool } from "./bridge-tools.js"
 import { errorResult, textResult } from "./render.js"
 
@@ -83,6 +83,8 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   const consents = new Map<string, string>() // proposal hash → consent grant (from yea_consent)
   const principal = options.grants.length > 0 ? Either.getOrUndefined(Either.map(decodeGrant(options.grants[0]), (g) => g.principal)) : undefined
   const rt = yield* Effect.runtime<RandomBytes>()
+  const codec = makeCodec(yield* (yield* RandomBytes).bytes(32))
+  const store = yield* makeMemoryApprovalStore
   const server = new Server({ name: "mandate-yea-bridge", version: "0.1.0" }, { capabilities: { tools: {} } })
   const deny = options.deny ?? []
 
@@ -104,7 +106,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   }
 
   /** --approve-here: the typed phrase in the client, then a consent signed by the local principal. */
-  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>) =>
+  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string) =>
     Effect.gen(function* () {
       const signer = options.principal!
       const plans = proposals.map(asPlan)
@@ -112,8 +114,12 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       if (form === null) return Option.none<CallToolResult>()
       let round = 1
       for (;;) {
+        // The state is sealed, opened, checked and its nonce consumed once per round, as mcp-ts does.
+        const ih = key.split("\u0000")[1]
+        const sealed = yield* codec.mint({ yea: yield* newState({ tool: t.tool, inputHash: ih, sub: "", plans: form.offered, round }) }, t.tool)
         const answer = yield* Effect.promise(() => server.elicitInput({ mode: "form", message: form.message, requestedSchema: form.requestedSchema as never }).catch(() => undefined))
-        const state = { v: 1 as const, tool: t.tool, inputHash: "", sub: "", plans: form.offered, round, nonce: "in-process", exp: Number.MAX_SAFE_INTEGER }
+        const state = yield* checkState(((yield* codec.open(sealed, t.tool)) as { yea?: unknown }).yea, { tool: t.tool, inputHash: ih, sub: "", now: yield* unixSeconds })
+        if (!(yield* store.consumeOnce(state.nonce, state.exp))) return Option.some(errorResult(["✗ refused: this approval was already used; nothing ran"]))
         const verdict = yield* Effect.either(judgeAnswer(state, answer as never, plans, { deny, outOfBand: "high" }, {}))
         if (Either.isLeft(verdict)) {
           if (verdict.left._tag === "AskAgain") {
@@ -167,7 +173,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string)
       pending.set(key, { service: s, proposals: mine })
       if (options.principal !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined) {
-        const done = yield* approveHere(t, s, mine)
+        const done = yield* approveHere(t, s, mine, key)
         if (Option.isSome(done)) {
           pending.delete(key)
           return done.value
