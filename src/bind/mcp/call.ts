@@ -51,7 +51,7 @@ const CONSENT_LINE = "Ask the user to run `mandate yea approve <code>` in their 
 const failClosed = (ctx: ApprovalContext, job: JobDefinition, input: unknown, plans: ReadonlyArray<HashedPlan>, why: string, deny: ReadonlyArray<string>, phrases: Record<string, string>, only?: string) =>
   Effect.gen(function* () {
     const now = yield* unixSeconds
-    const lines = [`Approval needed outside the chat: ${safe(why)}.`, ...planListLines(plans)]
+    const lines = [`Approval needed: ${safe(why)}. It can't be given in this chat.`, ...planListLines(plans)]
     const principal = ctx.options.principal
     const noCodes =
       principal === undefined
