@@ -110,3 +110,28 @@ describe("registration errors", () => {
       expect(() => job(ctx, other, "r", refund)).toThrow(/already has a tool named undo/)
     }).pipe(Effect.provide(services)))
 })
+
+describe("guard() results", () => {
+  it.scoped("an original that fails is returned as is, with no receipt; on a tool with an outputSchema the plugin's own results are errors", () =>
+    Effect.gen(function* () {
+      const ctx = yield* makeApprovals(base)
+      const server = new McpServer({ name: "x", version: "1" })
+      let ran = 0
+      const t = server.registerTool("archive", { inputSchema: { doc: z.string() }, outputSchema: { archived: z.string() } }, async ({ doc }) => {
+        ran++
+        return doc === "bad" ? { content: [{ type: "text" as const, text: "no such doc" }], isError: true } : { content: [{ type: "text" as const, text: "ok" }], structuredContent: { archived: doc } }
+      })
+      guard(ctx, server, t, { describe: ({ doc }) => ({ summary: `Archive ${String(doc)}`, effects: [], undoWindow: 60 }), revert: async () => undefined })
+      const c = yield* connected(server)
+      const failed = yield* call(c, "archive", { doc: "bad" })
+      expect(failed.isError).toBe(true)
+      expect(text(failed)).toBe("no such doc")
+      expect(failed._meta?.["dev.yea/receipt"]).toBeUndefined()
+      const preview = yield* call(c, "archive", { doc: "d", preview: true })
+      expect(preview.isError).toBe(true) // a success result would fail the client's outputSchema check
+      expect(ran).toBe(1)
+      const ok = yield* call(c, "archive", { doc: "d" })
+      expect(ok.structuredContent).toEqual({ archived: "d" })
+      expect((ok._meta as Record<string, { id: string }>)["dev.yea/receipt"].id).toMatch(/^r_/)
+    }).pipe(Effect.provide(services)), { timeout: 30_000 })
+})

@@ -40,7 +40,7 @@ export const applyPlan = (
     }
     if (job.isFailure?.(done.right) === true) {
       yield* releaseAll
-      return { ok: false, result: done.right as CallToolResult } as Applied
+      return { ok: false, result: done.right as CallToolResult, original: true } as Applied
     }
     const now = yield* unixSeconds
     const { value, note } = jsonSafe(done.right)

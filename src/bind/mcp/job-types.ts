@@ -27,5 +27,5 @@ export interface JobDefinition {
 
 export type Applied =
   | { readonly ok: true; readonly receipt: JobReceipt; readonly result: unknown; readonly raw: unknown; readonly note?: string }
-  | { readonly ok: false; readonly result: CallToolResult }
+  | { readonly ok: false; readonly result: CallToolResult; /** guard: the original callback's own failed result. */ readonly original?: true }
 

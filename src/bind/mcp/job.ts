@@ -197,7 +197,7 @@ export const guard = (ctx: ApprovalContext, server: McpServer, tool: RegisteredT
       confirmWith: config.confirmWith,
       isFailure: isFailedResult,
       finish: (a) => {
-        fromOriginal = a.ok || !a.ok && isFailedResult(a.result) && !("content" in a.result && a.result.content?.[0]?.type === "text" && String((a.result.content[0] as { text: string }).text).startsWith("✗"))
+        fromOriginal = a.ok || a.original === true
         return finish(a)
       }
     }

@@ -6,7 +6,7 @@
 // `~/.yea/policy.json`, see tighten.ts) can only narrow it. Only `plans[0]` is ever auto-run, and
 // only when it can be undone. Each step of `decide` is one statement, in the order the vectors
 // pin (approval.json `decide`: denied beats out of band, out of band beats not undoable).
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import { decodeGrant, verifyChain, type Grant } from "../grant.js"
 import { caveatProblem, matchesCapability, type Limit, type RiskLevel } from "../caveat.js"
 import { formatQuantity, quantityValue, unitsAt, compareDecimal, type Decimal } from "../measure.js"
@@ -167,7 +167,3 @@ export const decide = <E, R>(
     if (Either.isLeft(draws)) return yield* Effect.fail(needsApproval(draws.left))
     return { kind: "run", plan: first, reserve: draws.right } as const
   })
-
-/** The policy block id of a verified policy grant, for naming its ledger keys; none when absent. */
-export const policyBlockIds = (token: string | null): ReadonlyArray<string> =>
-  token === null ? [] : Option.getOrElse(Option.map(Either.getRight(decodeGrant(token)), (g) => g.blocks.map((b) => b.id)), () => [])
