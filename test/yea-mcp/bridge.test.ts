@@ -15,6 +15,7 @@ import { decodeConsentCode, issueConsentGrant } from "../../src/yea/consent.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { repoRoot } from "../support/shared.js"
+import { startNotes } from "../yea-openapi/rest-server.js"
 import { principalKey, principalSeed, policy, text } from "./harness.js"
 
 const agentSeed = new Uint8Array(32).fill(2)
@@ -131,3 +132,58 @@ describe("mandate yea mcp (the bridge)", () => {
     ), T)
 })
 
+
+describe("the bridge in front of the OpenAPI adapter", () => {
+  it.live("a REST API reaches an MCP client: GET as a read tool, a write as proposals (nothing sent), consent by code, then sent once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const rest = yield* Effect.acquireRelease(Effect.promise(startNotes), (s) => Effect.promise(s.close))
+        const api = yield* Effect.acquireRelease(
+          Effect.promise(
+            () =>
+              new Promise<{ url: string; kill: () => void }>((resolve, reject) => {
+                const args = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "openapi", join(repoRoot, "test/yea-openapi/fixtures/notes.json"), "--base", rest.base, "--port", "0", "--id", "notes.example", "--trust", principalKey]
+                const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
+                let err = ""
+                const timer = setTimeout(() => reject(new Error(`did not start: ${err}`)), 60_000)
+                child.stderr.on("data", (c: Buffer) => {
+                  err += c.toString()
+                  const m = / at (yea:\/\/\S+)/.exec(err)
+                  if (m) {
+                    clearTimeout(timer)
+                    resolve({ url: m[1], kill: () => child.kill() })
+                  }
+                })
+              })
+          ),
+          (s) => Effect.sync(() => s.kill())
+        )
+        const notesGrant = yield* issueRootGrant({ sub: agentKey, caveats: [{ svc: ["notes.example"] }, { risk: "low" }] }).pipe(Effect.provide(principal))
+        const c = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const client = new Client({ name: "test", version: "1" })
+            const args = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "mcp", api.url, "--agent-seed", encodeBase64url(agentSeed), "--grant", notesGrant]
+            await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe" }))
+            return client
+          }),
+          (cl) => Effect.promise(() => cl.close())
+        )
+        const names = (yield* Effect.promise(() => c.listTools())).tools.map((t) => t.name)
+        expect(names).toContain("notes_list_notes")
+        expect(names).toContain("notes_delete_note")
+        expect(text(yield* call(c, "notes_list_notes", {}))).toContain("buy milk")
+        const first = yield* call(c, "notes_delete_note", { id: 1 })
+        expect(text(first)).toMatch(/^Nothing ran/)
+        expect(text(first)).toContain("DELETE /api/notes/1")
+        expect(rest.requests.filter((r) => r.startsWith("DELETE")).length).toBe(0)
+        const code = (first.structuredContent as { codes: Array<{ code: string }> }).codes[0].code
+        const decoded = decodeConsentCode(code)
+        if (decoded._tag === "Left") throw new Error(decoded.left.message)
+        const consent = yield* issueConsentGrant(decoded.right.consent, decoded.right.agent).pipe(Effect.provide(principal), Effect.orDie)
+        expect(text(yield* call(c, "yea_consent", { token: consent }))).toMatch(/^saved a consent/)
+        expect(text(yield* call(c, "notes_delete_note", { id: 1 }))).toMatch(/^✓ /)
+        expect(rest.requests.filter((r) => r.startsWith("DELETE")).length).toBe(1)
+        expect(rest.notes.has(1)).toBe(false)
+      })
+    ), T)
+})
