@@ -63,7 +63,10 @@ export const tree: ReadonlyArray<Entry> = [
     subcommands: [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
       { name: "serve", description: "Serve an example service (calendar, shop) on yea://, the HTTP bridge or stdio", load: () => import("./yea-serve.js").then((m) => m.yeaServeCommand) },
-      { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) }
+      { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) },
+      { name: "mcp", description: "Serve YEA services (any transport) to MCP clients on stdio: one tool per capability, plus yea_undo, yea_expand, yea_consent", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpBridgeCommand) },
+      { name: "openapi", description: "Serve a REST API (an OpenAPI document) as a YEA service: GETs as ask, writes as intent proposals showing the request", load: () => import("./yea-openapi.js").then((m) => m.yeaOpenapiCommand) },
+      { name: "mcp-example", description: "Serve the example MCP server with job tools (typed approval, consent codes, undo) on stdio or Streamable HTTP", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpExampleCommand) }
     ]
   },
   {

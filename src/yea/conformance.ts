@@ -12,6 +12,7 @@ import type { CaveatContext, TotalsLookup } from "./caveat.js"
 import { canonical } from "./canonical.js"
 import { decodeConsentCode, encodeConsentCode } from "./consent.js"
 import { decodeSeed, keyFromSeedText } from "./keys.js"
+import { checkApprovalFile } from "./approval/conformance.js"
 import { checkLensCase, checkPrintableCase } from "./lens/conformance.js"
 import { decimal, formatQuantity, isQuantity, isUses, quantityValue, type Decimal } from "./measure.js"
 import { signProof, verifyProof, type ProofSubject } from "./proof.js"
@@ -236,8 +237,7 @@ export const checkFile = (file: string, json: unknown): Effect.Effect<FileOutcom
     case "lens.json": return run(arrayCases(json, (c) => sync(() => checkLensCase(c))))
     case "uses.json": return run(checkUses(json))
     case "grants.json": return run(checkGrants(json))
-    case "approval.json":
-      return Effect.succeed({ file, skipped: "the MCP approval flow is out of scope here", cases: [] })
+    case "approval.json": return run(checkApprovalFile(json))
     default: return Effect.succeed({ file, skipped: "unknown file", cases: [] })
   }
 }

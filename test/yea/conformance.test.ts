@@ -15,16 +15,16 @@ const dir = sharedPath("reference", "yea", "conformance")
 const run = (d: string) => runConformance(d).pipe(Effect.provide(NodeFileSystem.layer))
 
 describe.skipIf(!dir)("published YEA conformance vectors", () => {
-  it.effect("every case of every file except approval.json passes", () =>
+  it.effect("every case of every file passes, approval.json included, nothing skipped", () =>
     Effect.gen(function* () {
       const files = yield* run(dir!)
       const summary = summarize(files)
       expect(summary.failures).toEqual([])
       const ran = files.filter((f) => f.skipped === undefined).map((f) => f.file)
-      expect(ran).toEqual(["canonical.json", "hash.json", "keys.json", "proof.json", "printable.json", "lens.json", "uses.json", "grants.json"])
+      expect(ran).toEqual(["canonical.json", "hash.json", "keys.json", "proof.json", "printable.json", "lens.json", "uses.json", "grants.json", "approval.json"])
       for (const f of files.filter((f) => f.skipped === undefined)) expect(f.cases.length).toBeGreaterThan(0)
-      expect(summary.skipped).toEqual(["approval.json: skipped (the MCP approval flow is out of scope here)"])
-      expect(summary.passed).toBeGreaterThan(150)
+      expect(summary.skipped).toEqual([])
+      expect(summary.passed).toBeGreaterThan(250)
     }))
 })
 
@@ -57,10 +57,12 @@ describe("the runner reports failures", () => {
       expect((yield* fail("keys.json", [{ seed: "AAAA", public: "ed25519:x" }])).failed).toBe(1)
       expect((yield* fail("hash.json", [{ name: "h", proposal: { id: "p" }, hash: "nope" }])).failed).toBe(1)
     }))
-  it.effect("approval.json is skipped, counted neither as passed nor as failed", () =>
+  it.effect("approval.json: a file without its sections fails, and is never skipped", () =>
     Effect.gen(function* () {
       const s = yield* fail("approval.json", { seeds: {} })
-      expect([s.passed, s.failed, s.skipped.length]).toEqual([0, 0, 1])
+      expect([s.passed, s.failed, s.skipped.length]).toEqual([0, 1, 0])
+      const t = yield* fail("approval.json", { keys: {}, phrases: [{ typed: "approve", phrase: "approve", match: false }] })
+      expect(t.failures).toContain("approval.json: phrases: \"approve\": expected match=false")
     }))
 })
 
@@ -88,8 +90,8 @@ describe("mandate yea conformance DIR", () => {
       expect(status).toBe(1)
       const lines = out.trim().split("\n")
       expect(lines[0]).toMatch(/^canonical\.json: wrong: expected "\[2\]", got "\[1\]"$/)
-      expect(lines).toContain("approval.json: skipped (the MCP approval flow is out of scope here)")
-      expect(lines[lines.length - 1]).toBe("1 passed, 1 failed")
+      expect(lines).toContain("approval.json: (file): expected the approval.json sections")
+      expect(lines[lines.length - 1]).toBe("1 passed, 2 failed")
     } finally {
       rmSync(tmp, { recursive: true, force: true })
     }
