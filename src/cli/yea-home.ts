@@ -75,6 +75,7 @@ export const checkPrivateDir = (dir: string): Effect.Effect<void, CliError, File
 export const readKey = (path: string): Effect.Effect<Uint8Array, CliError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
+    if (!(yield* Effect.orElseSucceed(fs.exists(path), () => false))) return yield* Effect.fail(cliError("mandate/no_key", "no key here; run `mandate yea init`", path))
     yield* checkPrivateDir(dirname(path))
     yield* checkNoLinks(path)
     const info = yield* Effect.mapError(fs.stat(path), (e) =>
