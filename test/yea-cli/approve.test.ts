@@ -9,8 +9,8 @@ import { decodeGrant } from "../../src/yea/grant.js"
 import { AGENT, MALLORY, NOW, PRINCIPAL, agentKey, malloryKey, subagentKey } from "../yea/_helpers.js"
 import { LATER, codeOf, proposalOf } from "./codes.js"
 
-const at = <A, E>(eff: Effect.Effect<A, E>, now = NOW) => eff.pipe(Effect.withClock(fixedClock(now)))
-const reasonOf = (eff: Effect.Effect<unknown, { readonly reason: string }>, now = NOW) =>
+const at = <A, E, R>(eff: Effect.Effect<A, E, R>, now = NOW) => eff.pipe(Effect.withClock(fixedClock(now)))
+const reasonOf = <R>(eff: Effect.Effect<unknown, { readonly reason: string }, R>, now = NOW) =>
   at(Effect.flip(eff), now).pipe(Effect.map((e) => e.reason))
 const signer = (seed: Uint8Array) => Layer.merge(Signer.fromSeed(seed), RandomBytes.seeded(new Uint8Array([9])))
 
