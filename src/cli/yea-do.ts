@@ -82,6 +82,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
             default: return Effect.flatMap(need(o.handle, "handle", "EXPAND"), (hd) => agent.expand(hd))
           }
         }
+        let where = `${o.verb}${Option.isSome(o.capability) ? " " + o.capability.value : ""}`
         const work = Effect.gen(function* () {
           if (o.verb !== "HELLO") {
             const brief = yield* agent.hello()
@@ -92,6 +93,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           const chosen = first.proposals[o.commit.value - 1]
           if (chosen === undefined) return yield* Effect.fail(cliError("invalid_params", `the service offered ${first.proposals.length} proposals`, "--commit"))
           yield* Console.error(`committing ${chosen.id}: ${printable(chosen.summary)}`)
+          where = "COMMIT"
           const committed = yield* agent.commit(chosen)
           // §6.6: a consent request is turned into a code only after it was checked against the
           // proposal this session received (client.consentOf); approve re-checks the hash.
@@ -107,7 +109,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           Effect.mapError((e) => (e._tag === "CliError" ? e : cliError(e.reason, e.message, e.path ?? o.verb)))
         )
         yield* Console.log(o.json ? JSON.stringify(reply, null, 2) : lensReplyHardened(reply))
-        if (reply.kind === "ERROR") return yield* Effect.fail(cliError(reply.code, reply.message, `${o.verb}${Option.isSome(o.capability) ? " " + o.capability.value : ""}`))
+        if (reply.kind === "ERROR") return yield* Effect.fail(cliError(reply.code, reply.message, where))
       })
     )
   )

@@ -53,6 +53,7 @@ describe("mandate yea do", () => {
     const big = await mandate(["yea", "do", url, "INTENT", "shop.order", "--params", order(4), "--commit", "1", "--json"], h.env)
     expect(big.status).toBe(1)
     expect(JSON.parse(big.stdout).code).toBe("consent_required")
+    expect(errorLine(big)).toMatch(/^error: consent_required at COMMIT: /)
     const code = /mandate yea approve (pc1\.[A-Za-z0-9_-]+)/.exec(big.stderr)![1]
     const commitLine = /mandate yea do \S+ COMMIT --proposal (\S+) --hash (\S+)/.exec(big.stderr)!
     const approved = await mandateAtTerminal(["yea", "approve", code], h.env, "y\n")
