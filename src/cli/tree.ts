@@ -59,9 +59,16 @@ export const tree: ReadonlyArray<Entry> = [
   },
   {
     name: "yea",
-    description: "YEA: grants, proofs, Lens and the conformance runner",
+    description: "YEA: keys, grants, consent, services, requests, Lens and the conformance runner",
     subcommands: [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
+      { name: "init", description: "Create the agent key ($MANDATE_HOME) and the principal key ($MANDATE_PRINCIPAL_HOME), mode 0600", load: () => import("./yea-keys.js").then((m) => m.yeaInitCommand) },
+      { name: "grant", description: "Sign a grant (--svc --verbs --can --each --total --risk --exp --to) with the principal key", load: () => import("./yea-keys.js").then((m) => m.yeaGrantCommand) },
+      { name: "delegate", description: "Narrow a grant this agent holds for another key (--to, added caveats)", load: () => import("./yea-keys.js").then((m) => m.yeaDelegateCommand) },
+      { name: "inspect", description: "Decode a pg1. grant, a pc1. consent code or a frame; Lens or --json", load: () => import("./yea-inspect.js").then((m) => m.yeaInspectCommand) },
+      { name: "approve", description: "Review a pc1. consent code and sign a one-time consent (interactive terminal only)", load: () => import("./yea-approve.js").then((m) => m.yeaApproveCommand) },
+      { name: "do", description: "Send one request (HELLO, ASK, INTENT, COMMIT, UNDO, EXPAND) to a service and print its Lens", load: () => import("./yea-do.js").then((m) => m.yeaDoCommand) },
+      { name: "doctor", description: "Check keys, permissions, saved grants and services' reachability", load: () => import("./yea-doctor.js").then((m) => m.yeaDoctorCommand) },
       { name: "serve", description: "Serve an example service (calendar, shop) on yea://, the HTTP bridge or stdio", load: () => import("./yea-serve.js").then((m) => m.yeaServeCommand) },
       { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) },
       { name: "mcp", description: "Serve YEA services (any transport) to MCP clients on stdio: one tool per capability, plus yea_undo, yea_expand, yea_consent", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpBridgeCommand) },

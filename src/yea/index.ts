@@ -4,6 +4,7 @@
 // Canonical      canonical.ts section 10 (keys by code point), proposal.ts the section 5.1 hash
 // Keys, proofs   keys.ts proof.ts verb.ts   `ed25519:` keys, proof of possession (section 6.5)
 // Grants         grant.ts caveat.ts authorize.ts consent.ts receipt.ts   sections 6.2 to 6.6
+// Approving      approve.ts   a `pc1.` consent code reviewed and signed (§6.6, docs/cli.md)
 // Measures       measure.ts   `uses` quantities as exact decimals (section 5.1)
 // Lens, budgets  lens/        section 9 renderings, section 8 estimate, fitting and EXPAND
 // Frames         frame.ts ndjson.ts   §2 frames, one Schema per verb and reply kind; NDJSON lines
@@ -20,6 +21,7 @@ export * from "./caveat.js"
 export * from "./grant.js"
 export * from "./authorize.js"
 export * from "./consent.js"
+export * from "./approve.js"
 export * from "./receipt.js"
 export * from "./measure.js"
 export * from "./conformance.js"

@@ -3,7 +3,8 @@
 // answer the BRIEF to a default HELLO. YEA errors are 200s; HTTP statuses are only for HTTP's own
 // failures: 413 for a body over 1 MiB (refused from Content-Length, or as soon as the streamed body
 // passes it, never buffered whole), 405 for other methods. A malformed or aborted request never
-// takes the process down; slow requests are cut by the server's timeouts; connections are capped.
+// takes the process down; slow requests are cut by the server's timeouts, idle connections and
+// clients that stop reading by the idle timeout and the unsent-bytes cap; connections are capped.
 import { Effect, Either, FiberSet, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -18,9 +19,17 @@ export interface HttpBridgeOptions {
   readonly port?: number
   /** Where frames are POSTed. Default "/yea". */
   readonly endpoint?: string
+  /** Open connections at once; past it a connection gets one `503` and is closed. Default 256. */
   readonly maxConnections?: number
   /** Whole-request time limit (ms). Default 30000. */
   readonly requestTimeoutMs?: number
+  /** Close a connection with no traffic either way for this long (ms): an idle keep-alive, or a
+   * client that stopped reading its replies. Default 120000. */
+  readonly idleMs?: number
+  /** Close a connection whose unsent reply data passes this (bytes). Default 8 MiB. */
+  readonly maxBufferedBytes?: number
+  /** Close a connection with more than this many requests awaiting their replies. Default 32. */
+  readonly maxPipelined?: number
 }
 
 export interface HttpListening {
@@ -32,9 +41,25 @@ export const serveHttpBridge = (runtime: YeaServiceRuntime, options: HttpBridgeO
   Effect.gen(function* () {
     const run = yield* FiberSet.makeRuntime<never>()
     const endpoint = options.endpoint ?? "/yea"
+    const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024
+    const maxPipelined = options.maxPipelined ?? 32
+    // Requests on one connection whose replies are not yet sent: HTTP/1.1 pipelining queues every
+    // reply in memory behind the first, so a client that sends and never reads is cut off here.
+    const unsent = new WeakMap<object, number>()
     const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
       req.on("error", () => res.destroy())
       res.on("error", () => undefined)
+      const socket = req.socket
+      const queued = (unsent.get(socket) ?? 0) + 1
+      unsent.set(socket, queued)
+      res.once("close", () => {
+        unsent.set(socket, (unsent.get(socket) ?? 1) - 1)
+        if (socket.writableLength > maxBuffered) socket.destroy()
+      })
+      if (queued > maxPipelined) {
+        socket.destroy()
+        return
+      }
       const path = (req.url ?? "/").split("?")[0]
       if (req.method === "GET" && (path === endpoint || path === "/.well-known/yea" || path === "/")) {
         run(Effect.flatMap(runtime.brief, (b) => Effect.sync(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b)))))
@@ -69,13 +94,32 @@ export const serveHttpBridge = (runtime: YeaServiceRuntime, options: HttpBridgeO
         if (refused) return
         res.writeHead(200, { "content-type": "application/x-ndjson" })
         const parsed = parseFrame(Buffer.concat(parts))
-        const write = (frame: unknown) => Effect.sync(() => void (res.writableEnded || res.destroyed ? undefined : res.write(encodeLine(frame))))
+        // A peer that does not read its replies is cut off once they pile up (§2.3 bounds).
+        const write = (frame: unknown) =>
+          Effect.sync(() => {
+            if (res.writableEnded || res.destroyed) return
+            res.write(encodeLine(frame))
+            if (res.writableLength > maxBuffered) res.destroy()
+          })
         const answer = Either.isLeft(parsed) ? runtime.refuse(parsed.left) : runtime.handle(parsed.right, write)
         run(Effect.flatMap(answer, (final) => Effect.sync(() => void (res.destroyed ? undefined : res.end(encodeLine(final))))))
       })
     }
     const server = http.createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000, headersTimeout: 10_000 }, onRequest)
-    server.maxConnections = options.maxConnections ?? 256
+    // Connections past the cap are refused cleanly: one 503 naming why, then closed (rather than
+    // the silent drop of `server.maxConnections`), so a client can tell busy from broken.
+    const max = options.maxConnections ?? 256
+    let open = 0
+    server.on("connection", (socket) => {
+      if (open >= max) {
+        socket.on("error", () => socket.destroy())
+        socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n")
+        return
+      }
+      open++
+      socket.once("close", () => void open--)
+    })
+    server.setTimeout(options.idleMs ?? 120_000, (socket) => socket.destroy())
     server.on("clientError", (_e, socket) => socket.destroy())
     const host = options.host ?? "127.0.0.1"
     const port = yield* Effect.async<number, YeaError>((resume) => {

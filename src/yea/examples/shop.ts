@@ -27,7 +27,7 @@ export const MENU: ReadonlyArray<MenuItem> = STYLES.flatMap((style, s) =>
   BASES.map((base, b) => {
     const i = s * BASES.length + b
     const tags = [...(VEGAN.has(base) ? ["vegan", "vegetarian"] : []), ...(style === "Spicy" ? ["spicy"] : []), ...((b + s) % 3 === 0 ? ["high-protein"] : [])]
-    return { sku: `m${String(i + 1).padStart(2, "0")}`, name: `${style} ${base}`, usd: 9.49 + ((i * 37) % 700) / 100, cal: 420 + ((i * 53) % 480), protein: 12 + ((i * 7) % 30), tags }
+    return { sku: `m${String(i + 1).padStart(2, "0")}`, name: `${style} ${base}`, usd: (949 + ((i * 37) % 700)) / 100, cal: 420 + ((i * 53) % 480), protein: 12 + ((i * 7) % 30), tags }
   })
 )
 

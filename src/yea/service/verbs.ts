@@ -129,7 +129,10 @@ export const intentVerb = (env: Env, req: Request & { readonly frame: IntentFram
     const memory = yield* YeaAutoMemory
     const now = yield* nowSeconds
     const until = Math.max(now, proof.ts) + AUTO_MEMORY_SECONDS
-    const prior = yield* memory.remember({ key: proof.key, frame: req.frame.id, until }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+    // The frame id is scoped by the service id: two services sharing one store (one SQLite file)
+    // must not answer each other's auto frames (a proof is bound to one service, §6.5).
+    const frame = `${env.spec.id} ${req.frame.id}`
+    const prior = yield* memory.remember({ key: proof.key, frame, until }).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
     if (Option.isSome(prior)) {
       const reply = prior.value.reply as ReplyBody | undefined
       if (reply === undefined) return yield* Effect.fail(yeaError("unavailable", "this auto frame is being answered", { retry: 1 }))
@@ -138,7 +141,7 @@ export const intentVerb = (env: Env, req: Request & { readonly frame: IntentFram
     yield* Effect.ignore(memory.sweep(now))
     const result = yield* Effect.either(intentBody(env, req))
     const body: ReplyBody = Either.isRight(result) ? result.right : { kind: "ERROR", code: result.left.reason, message: result.left.message }
-    yield* Effect.ignore(memory.complete(proof.key, req.frame.id, body))
+    yield* Effect.ignore(memory.complete(proof.key, frame, body))
     return Either.isRight(result) ? result.right : yield* Effect.fail(result.left)
   })
 

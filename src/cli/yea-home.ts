@@ -1,0 +1,132 @@
+// Where `mandate yea ...` keeps its keys and grants (docs/cli.md "Environment"; design.md, known
+// limits: the principal key must be isolated from the agent).
+//
+//   $MANDATE_HOME (default ~/.mandate)   agent.key, grants.json
+//   $MANDATE_PRINCIPAL_HOME (default $MANDATE_HOME)   principal.key
+//
+// Key files are the 64-hex-digit seed files of `mandate keygen` (writ-io.ts), mode 0600. The
+// folders are created 0700 and refused when they are symbolic links or writable by others; a key
+// path is checked link by link and the key read only when it is a regular file, never through a
+// symbolic link or from a FIFO (design.md, security review, "Base64url and local state").
+// All file access goes through @effect/platform's FileSystem.
+import { FileSystem } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { homedir } from "node:os"
+import { dirname, isAbsolute, join, resolve, sep } from "node:path"
+import { parseJson } from "../kernel/json.js"
+import { keyFromSeed } from "../yea/keys.js"
+import { type CliError, cliError, readKeyFile, writeKeyFile } from "./writ-io.js"
+
+export interface Home {
+  readonly home: string
+  readonly principalHome: string
+}
+
+/** The folders, from the environment (the CLI is the composition root: it may read it). */
+export const homeFromEnv = (env: NodeJS.ProcessEnv = process.env): Home => {
+  const home = resolve(env.MANDATE_HOME ?? join(homedir(), ".mandate"))
+  return { home, principalHome: resolve(env.MANDATE_PRINCIPAL_HOME ?? home) }
+}
+
+export const agentKeyPath = (h: Home): string => join(h.home, "agent.key")
+export const principalKeyPath = (h: Home): string => join(h.principalHome, "principal.key")
+export const grantsPath = (h: Home): string => join(h.home, "grants.json")
+
+const isLink = (fs: FileSystem.FileSystem, path: string) => Effect.orElseSucceed(Effect.as(fs.readLink(path), true), () => false)
+
+/** Every component of `path` that exists, from the root down, is not a symbolic link. */
+export const checkNoLinks = (path: string): Effect.Effect<void, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const abs = isAbsolute(path) ? path : resolve(path)
+    const parts = abs.split(sep).filter((p) => p !== "")
+    let at = ""
+    for (const p of parts) {
+      at += sep + p
+      if (yield* isLink(fs, at)) return yield* Effect.fail(cliError("mandate/symlink", "a symbolic link on a key path; refusing to follow it", at))
+    }
+  })
+
+/** A private folder: created 0700 if missing; refused if a link, not a folder, or writable by others. */
+export const ensurePrivateDir = (dir: string): Effect.Effect<void, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    yield* checkNoLinks(dir)
+    const info = yield* Effect.option(fs.stat(dir))
+    if (Option.isNone(info)) {
+      yield* Effect.mapError(fs.makeDirectory(dir, { recursive: true, mode: 0o700 }), (e) => cliError("mandate/unwritable", e.message, dir))
+      yield* Effect.mapError(fs.chmod(dir, 0o700), (e) => cliError("mandate/unwritable", e.message, dir))
+      return
+    }
+    yield* checkPrivateDir(dir)
+  })
+
+/** An existing folder that is not a link and not group- or world-writable. */
+export const checkPrivateDir = (dir: string): Effect.Effect<void, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    yield* checkNoLinks(dir)
+    const info = yield* Effect.mapError(fs.stat(dir), (e) => cliError("mandate/unreadable", e.message, dir))
+    if (info.type !== "Directory") return yield* Effect.fail(cliError("mandate/unreadable", "not a folder", dir))
+    if ((info.mode & 0o022) !== 0) return yield* Effect.fail(cliError("mandate/key_permissions", `folder mode ${(info.mode & 0o777).toString(8)} lets others write to it; chmod 700`, dir))
+  })
+
+/** Reads a key file after the link-by-link check, only when it is a regular file (no FIFO). */
+export const readKey = (path: string): Effect.Effect<Uint8Array, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    if (!(yield* Effect.orElseSucceed(fs.exists(path), () => false))) return yield* Effect.fail(cliError("mandate/no_key", "no key here; run `mandate yea init`", path))
+    yield* checkPrivateDir(dirname(path))
+    yield* checkNoLinks(path)
+    const info = yield* Effect.mapError(fs.stat(path), (e) =>
+      e._tag === "SystemError" && e.reason === "NotFound" ? cliError("mandate/no_key", "no key here; run `mandate yea init`", path) : cliError("mandate/unreadable", e.message, path)
+    )
+    if (info.type !== "File") return yield* Effect.fail(cliError("mandate/unreadable", "not a regular file; refusing to read it", path))
+    return yield* readKeyFile(path)
+  })
+
+/** The `ed25519:` key of a key file. */
+export const readPublicKey = (path: string) => Effect.map(readKey(path), keyFromSeed)
+
+/** Creates a key file (0600) in a private folder unless one exists; returns its key and whether it is new. */
+export const createKey = (path: string, seed: Effect.Effect<Uint8Array>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    yield* ensurePrivateDir(dirname(path))
+    if (yield* Effect.orElseSucceed(fs.exists(path), () => false)) return { key: keyFromSeed(yield* readKey(path)), created: false }
+    const s = yield* seed
+    yield* writeKeyFile(path, s)
+    return { key: keyFromSeed(s), created: true }
+  })
+
+/** The saved grants (`grants.json`, an array of `pg1.` tokens), empty when there is none. */
+export const readGrants = (h: Home): Effect.Effect<ReadonlyArray<string>, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = grantsPath(h)
+    if (!(yield* Effect.orElseSucceed(fs.exists(path), () => false))) return []
+    yield* checkNoLinks(path)
+    const text = yield* Effect.mapError(fs.readFileString(path), (e) => cliError("mandate/unreadable", e.message, path))
+    const parsed = parseJson(text)
+    if (parsed._tag === "Left" || !Array.isArray(parsed.right) || !parsed.right.every((t) => typeof t === "string")) {
+      return yield* Effect.fail(cliError("mandate/bad_grants_file", "grants.json holds a JSON array of pg1. tokens", path))
+    }
+    return parsed.right as ReadonlyArray<string>
+  })
+
+/** Appends `token` to `grants.json` (0600), written whole to a new file and renamed over the old. */
+export const saveGrant = (h: Home, token: string): Effect.Effect<string, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    yield* ensurePrivateDir(h.home)
+    const list = yield* readGrants(h)
+    if (list.includes(token)) return grantsPath(h)
+    const path = grantsPath(h)
+    const tmp = path + ".new"
+    yield* Effect.ignore(fs.remove(tmp))
+    const body = JSON.stringify([...list, token], null, 2) + "\n"
+    yield* Effect.mapError(fs.writeFileString(tmp, body, { flag: "wx", mode: 0o600 }), (e) => cliError("mandate/unwritable", e.message, tmp))
+    yield* Effect.mapError(fs.chmod(tmp, 0o600), (e) => cliError("mandate/unwritable", e.message, tmp))
+    yield* Effect.mapError(fs.rename(tmp, path), (e) => cliError("mandate/unwritable", e.message, path))
+    return path
+  })
