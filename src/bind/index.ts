@@ -15,3 +15,7 @@ export * as WritA2a from "./writ-a2a/index.js"
 export * as WritGate from "./writ-gate/index.js"
 // The file binding: a call and its tally as files beside the work.
 export * as WritFile from "./writ-file/index.js"
+// Writ over MCP: the binding's server and client sides and the proxy (bindings.md).
+export * as WritMcp from "./writ-mcp/index.js"
+// YEA for MCP servers: job tools, guard(), the undo tool, serving, the bridge.
+export * as YeaMcp from "./mcp/index.js"
