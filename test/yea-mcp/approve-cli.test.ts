@@ -1,0 +1,51 @@
+// A client without forms, end to end through the real command: the job server answers with an
+// approval code, the person runs `mandate yea approve <code> --sqlite FILE` at a terminal (util-linux
+// `script` gives the child one) and types the phrase; the agent's retried call then runs the plan
+// once (SPEC-approval §5, docs/cli.md `approve`). A wrong phrase, or no --sqlite, approves nothing.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { errorLine, hasScript, homes, mandateAtTerminal, writeSeed } from "../yea-cli/run.js"
+import { principalSeed, start, text } from "./harness.js"
+
+const T = 240_000
+
+describe("mandate yea approve with a job's approval code", () => {
+  if (!hasScript) {
+    it("skipped: util-linux script is not installed (it gives the child a terminal)", () => {
+      console.log("skipped: util-linux script is not installed (it gives the child a terminal)")
+    })
+    return
+  }
+  it.live("the typed phrase approves the shown plan into the server's store; the retried call runs once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const s = yield* start({ transport: "stdio" })
+        const h = homes()
+        writeSeed(h.principalHome, "principal.key", principalSeed)
+        const first = yield* Effect.promise(() => s.call("refund", { charge: "ch_1", cents: 7136 }))
+        expect(first.isError).toBe(true)
+        const code = (first.structuredContent as { codes: Array<{ code: string }> }).codes[0].code
+
+        // Without the store the consent could not reach the server: refused before anything is shown.
+        const noStore = yield* Effect.promise(() => mandateAtTerminal(["yea", "approve", code], h.env, "approve\n"))
+        expect(noStore.status).toBe(1)
+        expect(errorLine(noStore)).toMatch(/^error: mandate\/usage at mandate yea approve: .*--sqlite/)
+
+        // A wrong phrase approves nothing: the retried call is still refused.
+        const wrong = yield* Effect.promise(() => mandateAtTerminal(["yea", "approve", code, "--sqlite", s.db], h.env, "yes\n"))
+        expect(wrong.status).toBe(1)
+        expect(wrong.stdout).toContain("Refund 71.36 USD of ch_1")
+        expect(errorLine(wrong)).toMatch(/^error: consent-invalid at mandate yea approve: not approved/)
+        expect((yield* Effect.promise(() => s.call("refund", { charge: "ch_1", cents: 7136 }))).isError).toBe(true)
+
+        const right = yield* Effect.promise(() => mandateAtTerminal(["yea", "approve", code, "--sqlite", s.db], h.env, "approve\n"))
+        expect(right.status).toBe(0)
+        expect(right.stdout).toContain("approved: the agent's next call of this plan runs it, once")
+        const retried = yield* Effect.promise(() => s.call("refund", { charge: "ch_1", cents: 7136 }))
+        expect(retried.isError).toBeFalsy()
+        expect(text(retried)).toMatch(/^✓ Refund 71.36 USD of ch_1 \(receipt r_/)
+        expect((yield* Effect.promise(() => s.call("refund", { charge: "ch_1", cents: 7136 }))).isError).toBe(true)
+        expect((yield* Effect.promise(() => s.book())).applied).toEqual([{ tool: "refund", summary: "Refund 71.36 USD of ch_1" }])
+      })
+    ), T)
+})
