@@ -6,20 +6,17 @@
 // message says so. Pending records left by a crash are resolved before the gate listens.
 import { FileSystem } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Option, type Scope } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import { listenGate } from "../bind/writ-gate/server.js"
 import { readMapping } from "../bind/writ-gate/mapping.js"
 import { makeUpstreamApplication, type InFlightMap } from "../bind/writ-gate/upstream.js"
 import { RevokeRateLimit } from "../bind/writ-http/rate-limit.js"
-import { didKeyFromPublicKey, publicKeyFromDidKey } from "../kernel/didkey.js"
+import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
-import { Signer } from "../kernel/services.js"
-import { VerificationCache } from "../kernel/verification-cache.js"
-import * as MemoryWrit from "../store/memory/writ-stores.js"
-import * as SqliteWrit from "../store/sqlite/writ-stores.js"
-import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
-import { Application, Forwarder, PeerBindings, RootPolicy } from "../writ/executor/services.js"
+import { Executor } from "../writ/executor/executor.js"
+import { Application } from "../writ/executor/services.js"
 import { readSeedFile, ServeError } from "./inputs.js"
+import { checkRoots, plainExecutor } from "./plain-executor.js"
 
 export interface GateOptions {
   readonly mappingFile: string
@@ -50,28 +47,11 @@ export const startGate = (options: GateOptions): Effect.Effect<RunningGate, Serv
     const mapping = yield* Effect.mapError(readMapping(text), (e) =>
       new ServeError({ code: e.reason, path: `${options.mappingFile}${e.path === undefined ? "" : `: ${e.path}`}`, message: e.message }))
     const seed = yield* readSeedFile(options.seedFile)
-    for (const r of options.roots) {
-      if (Option.isNone(publicKeyFromDidKey(r))) return yield* Effect.fail(new ServeError({ code: "mandate/bad_root", message: `not an Ed25519 did:key: ${r}` }))
-    }
+    yield* checkRoots(options.roots)
     const inFlight: InFlightMap = new Map()
     const application = Layer.effect(Application, makeUpstreamApplication(mapping, inFlight)).pipe(Layer.provide(NodeHttpClient.layerUndici))
-    const services = Layer.mergeAll(
-      Signer.fromSeed(seed),
-      application,
-      RootPolicy.list(options.roots),
-      // Plain HTTP authenticates no peer (section 7.6): the check is skipped and audited as such.
-      PeerBindings.none,
-      Forwarder.none,
-      VerificationCache.layer({ maxBytes: 1 << 24 })
-    )
-    // What both store Layers provide: the executor's stores (DESIGN.md: a store implements tags).
-    type Stores = Layer.Layer<
-      Extract<Layer.Layer.Success<typeof MemoryWrit.layer>, Layer.Layer.Success<ReturnType<typeof SqliteWrit.layer>>>,
-      Layer.Layer.Error<ReturnType<typeof SqliteWrit.layer>>
-    >
-    const stores: Stores = options.storeFile === undefined ? MemoryWrit.layer : SqliteWrit.layer(options.storeFile, { synchronous: "full" })
     const context = yield* Layer.build(
-      Layer.merge(executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))), RevokeRateLimit.layer({ burst: 60, perSecond: 10 }))
+      Layer.merge(plainExecutor({ seed, application, roots: options.roots, ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }) }), RevokeRateLimit.layer({ burst: 60, perSecond: 10 }))
     ).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))
     const executor = yield* Effect.provide(Executor, context)
     const resolved = yield* executor.recover.pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))

@@ -29,20 +29,7 @@ export const AuditRowView = Schema.Struct({
 export type AuditRowView = typeof AuditRowView.Type
 
 /** The entry member of a stored audit row (the `entry` column's JSON text). */
-export const StoredAuditEntry = Schema.parseJson(Schema.Struct({
-  time: Int,
-  kind: Schema.Literal("call", "revoke"),
-  identity: NullStr,
-  unparsed: NullStr,
-  principal: NullStr,
-  peer: NullStr,
-  root: NullStr,
-  leaf: NullStr,
-  op: NullStr,
-  outcome: Str,
-  reason: NullStr,
-  signed: NullStr
-}))
+export const StoredAuditEntry = Schema.parseJson(AuditRowView.pipe(Schema.omit("seq")))
 
 /** A row of `writ_audit` as read. */
 export const AuditTableRow = Schema.Struct({ seq: Int, entry: Schema.String })
