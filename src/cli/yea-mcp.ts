@@ -2,7 +2,6 @@
 // (default) or Streamable HTTP on 127.0.0.1, with the approval store in memory or a SQLite file
 // shared with `mandate yea approve`. The start-up line goes to stderr (stdout is the stdio transport).
 import { Args, Command, Options } from "@effect/cli"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Layer, Option } from "effect"
 import { RandomBytes, Signer } from "../kernel/services.js"
@@ -102,16 +101,7 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
         )
         const { server, skipped } = yield* makeBridge(services, { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, ...(principal === undefined ? {} : { principal }) })
         for (const s of skipped) yield* Console.error(`yea mcp: not served: ${s}`)
-        yield* Effect.acquireUseRelease(
-          Effect.sync(() => new StdioServerTransport()),
-          (transport) =>
-            Effect.async<void>((resume) => {
-              transport.onclose = () => resume(Effect.void)
-              process.stdin.on("end", () => resume(Effect.void))
-              server.connect(transport).catch(() => resume(Effect.void))
-            }),
-          () => Effect.promise(() => server.close())
-        )
+        yield* serveStdio(server)
       }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(decodeSeedOrZero(o.agentSeed)), RandomBytes.live)))
     )
   )

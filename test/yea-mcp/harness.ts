@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -14,6 +14,7 @@ import { join } from "node:path"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { approveJobCode } from "../../src/yea/approval/index.js"
+import { fixedClock } from "../../src/yea/conformance.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { approvalLayer } from "../../src/store/sqlite/approval.js"
@@ -33,18 +34,6 @@ export const policy: string = Effect.runSync(
     caveats: [{ can: ["reschedule", "refund", "archive", "send_email"] }, { each: { of: "spend", max: 2500, scale: 2, unit: "USD" } }, { exp: 4102444800 }]
   }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(principalSeed), RandomBytes.seeded(new Uint8Array([7])))), Effect.withClock(fixedClock(1790000000)))
 )
-
-function fixedClock(seconds: number): Clock.Clock {
-  const ms = seconds * 1000
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => ms,
-    currentTimeMillis: Effect.succeed(ms),
-    unsafeCurrentTimeNanos: () => BigInt(ms) * 1_000_000n,
-    currentTimeNanos: Effect.succeed(BigInt(ms) * 1_000_000n),
-    sleep: () => Effect.void
-  }
-}
 
 export type FormHandler = (req: ElicitRequest["params"]) => ElicitResult
 

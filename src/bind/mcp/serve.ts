@@ -21,8 +21,14 @@ import { encodeBase64url } from "../../kernel/base64url.js"
 import { RandomBytes } from "../../kernel/services.js"
 import type { Extra } from "./context.js"
 
+/** What serving needs of a server: the SDK's `McpServer` and its low-level `Server` both have it. */
+export interface Connectable {
+  readonly connect: McpServer["connect"]
+  readonly close: () => Promise<void>
+}
+
 /** Serves one server on stdin/stdout until the client closes it. */
-export const serveStdio = (server: McpServer) =>
+export const serveStdio = (server: Connectable) =>
   Effect.acquireUseRelease(
     Effect.sync(() => new StdioServerTransport()),
     (transport) =>
