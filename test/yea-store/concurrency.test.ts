@@ -31,12 +31,14 @@ afterAll(async () => {
   await Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).pipe(Effect.provide(PgStore.layer())))
 })
 
-const seeded = RandomBytes.seeded(new Uint8Array([5]))
+// One seed per test: the PostgreSQL tests share one schema, so two tests drawing the same ids
+// (proposals, receipts) would collide on its primary keys.
+const seeded = (name: string) => RandomBytes.seeded(new Uint8Array([5, ...new TextEncoder().encode(name)]))
 type Open = (name: string) => Layer.Layer<StateContext, StoreError>
 const backends: ReadonlyArray<{ readonly name: string; readonly open: Open; readonly skip: boolean }> = [
-  { name: "memory", open: () => Layer.merge(MemoryYea.layer, seeded), skip: false },
-  { name: "sqlite", open: (n: string) => Layer.merge(SqliteYea.layer.pipe(Layer.provideMerge(SqliteStore.layer(join(dir, `${n}.db`)))), seeded), skip: false },
-  { name: "postgres", open: () => Layer.merge(PgYea.layer.pipe(Layer.provideMerge(PgStore.layer({ schema, maxConnections: 8, connectTimeoutMs: 60_000 }))), seeded), skip: !up }
+  { name: "memory", open: (n: string) => Layer.merge(MemoryYea.layer, seeded(n)), skip: false },
+  { name: "sqlite", open: (n: string) => Layer.merge(SqliteYea.layer.pipe(Layer.provideMerge(SqliteStore.layer(join(dir, `${n}.db`)))), seeded(n)), skip: false },
+  { name: "postgres", open: (n: string) => Layer.merge(PgYea.layer.pipe(Layer.provideMerge(PgStore.layer({ schema, maxConnections: 8, connectTimeoutMs: 60_000 }))), seeded(n)), skip: !up }
 ]
 
 const LIMIT = 10_000 // 100.00 USD
