@@ -32,6 +32,16 @@ const small = { items: [{ sku: "m01", qty: 1 }], deliver: "2026-10-01" } // 9.49
 const kind = (r: FinalReply) => (r.kind === "ERROR" ? `ERROR ${r.code}` : r.kind)
 const OTHER_PRINCIPAL = seed(5)
 
+/** An agent under the policy, greeted, and the proposals it got for a small order. */
+const ordered = (service: Effect.Effect.Success<typeof shop>) =>
+  Effect.gen(function* () {
+    const agent = yield* clientOf(service, { grants: [issue(policy())] })
+    yield* agent.hello()
+    const ps = yield* agent.intent("shop.order", small)
+    if (ps.kind !== "PROPOSALS") throw new Error(kind(ps))
+    return { agent, ps }
+  })
+
 /** One raw HTTP exchange on loopback; resolves with what came back (or "" on a reset). */
 const rawHttp = (port: number, bytes: string, destroyAfterWrite = false): Promise<string> =>
   new Promise((resolve) => {
@@ -82,10 +92,7 @@ describe("security review, High", () => {
     Effect.gen(function* () {
       yield* atNow
       const service = yield* shop
-      const agent = yield* clientOf(service, { grants: [issue(policy())] })
-      yield* agent.hello()
-      const ps = yield* agent.intent("shop.order", small)
-      if (ps.kind !== "PROPOSALS") throw new Error(kind(ps))
+      const { agent, ps } = yield* ordered(service)
       const shown = ps.proposals[0]
       const real = consentRequestFor(shown, SHOP_ID, principalKey)
       const forged = (consent: Record<string, unknown>): FinalReply => ({ yea: 1, id: "s", re: "c", kind: "ERROR", code: "consent_required", message: "ok", consent: { ...real, ...consent } }) as FinalReply
@@ -121,10 +128,7 @@ describe("security review, Medium", () => {
     Effect.gen(function* () {
       yield* atNow
       const service = yield* makeService(yield* shopService([principalKey, keyFromSeed(OTHER_PRINCIPAL)]))
-      const agent = yield* clientOf(service, { grants: [issue(policy())] })
-      yield* agent.hello()
-      const ps = yield* agent.intent("shop.order", small)
-      if (ps.kind !== "PROPOSALS") throw new Error(kind(ps))
+      const { agent, ps } = yield* ordered(service)
       const receipt = yield* agent.commit(ps.proposals[0])
       if (receipt.kind !== "RECEIPT") throw new Error(kind(receipt))
       const otherGrant = withSigner(OTHER_PRINCIPAL, issueRootGrant({ sub: malloryKey, caveats: policy(), nonce: "o" }))
@@ -139,10 +143,7 @@ describe("security review, Medium", () => {
     Effect.gen(function* () {
       yield* atNow
       const service = yield* shop
-      const agent = yield* clientOf(service, { grants: [issue(policy())] })
-      yield* agent.hello()
-      const ps = yield* agent.intent("shop.order", small)
-      if (ps.kind !== "PROPOSALS") throw new Error(kind(ps))
+      const { agent, ps } = yield* ordered(service)
       const bad = yield* agent.commit({ id: ps.proposals[0].id, hash: "A" + ps.proposals[0].hash.slice(1) })
       expect(kind(bad)).toBe("ERROR conflict")
       expect(JSON.stringify(bad)).not.toContain(ps.proposals[0].hash)
