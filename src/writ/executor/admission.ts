@@ -1,7 +1,7 @@
 // Section 7 steps 1 to 10: from the received bytes to an accepted call (or its answer).
 //   1-2  verifier (src/writ/call.ts): a failure is an unsigned error, nothing is recorded
 //   3-6  verifier and executor policy: a failure is a signed `failed` tally, returned, not stored
-//   7-10 under the admission lock, so that they are atomic with each other and with recording a
+//   7-10 through the admission gate (admission-gate.ts), atomic with each other and with recording a
 //        revoke; step 10's consumption and step 9's pending entry are one `Atomic` store step
 import { Deferred, Effect, Option, String as Str } from "effect"
 import type { LimitSpec } from "../../accounting/reservations.js"
@@ -160,7 +160,7 @@ const admitChecked = (
     if (leaf.value.hld !== env.did) yield* refuse("wrong_executor")
     // Steps 7 to 10 (and step 11's pending record) are atomic with other calls and with
     // recording a revoke.
-    return yield* state.admission.withPermits(1)(Effect.gen(function*() {
+    return yield* env.gate.admit({ writs: chainIds, issuers }, Effect.gen(function*() {
       // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
       if (!standing) {
         const revoked = yield* env.revokes.covers(chainIds, issuers)

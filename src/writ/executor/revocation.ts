@@ -90,7 +90,8 @@ export const revoke = (
     }
 
     // Recording the revoke is atomic with steps 7 to 11 of every forward call (section 7).
-    const { open, ack, body } = yield* state.admission.withPermits(1)(Effect.gen(function*() {
+    const keys = writ === "*" ? { writs: [], issuers: [iss] } : { writs: [writ], issuers: [] }
+    const { open, ack, body } = yield* env.gate.revoke(keys, Effect.gen(function*() {
       const stored = yield* env.atomic.transaction(Effect.gen(function*() {
         yield* env.revokes.record({
           revoke: r.id,

@@ -1,6 +1,6 @@
 // The executor's state and the services it runs over. The durable state is in the stores (section
 // 9); what is here lives only as long as the process, and a restart loses exactly this, as section
-// 14.1 says: the admission lock, the stop signals of running operations, the reversals running
+// 14.1 says: the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
 // calls that delegated, and the audit fields of accepted calls waiting for their final tally.
 import { Context, Deferred, type Duration, Effect, FiberSet, Option, type Scope } from "effect"
@@ -10,6 +10,7 @@ import { didKeyFromPublicKey } from "../../kernel/didkey.js"
 import { Signer } from "../../kernel/services.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
+import { type AdmissionGateService, gateFromContext } from "./admission-gate.js"
 import type { CallAnswer } from "./answers.js"
 import { type BucketOptions, type Buckets, tokenBuckets } from "./intake.js"
 import { Application, Forwarder, PeerBindings, RootPolicy } from "./services.js"
@@ -77,8 +78,6 @@ export interface ExecutorState {
    * request that brought it: a dropped connection does not end it, closing the executor does.
    */
   readonly work: FiberSet.FiberSet<CallAnswer>
-  /** Steps 7 to 10 of forward and standing calls, and recording a revoke, run one at a time. */
-  readonly admission: Effect.Semaphore
   /** Running operations by call identity. */
   readonly running: Map<string, Running>
   /** Reversals running in this process, by target tally: one at a time per tally (section 8.1). */
@@ -126,6 +125,11 @@ export interface ExecutorEnv {
    * the executor was built, optional (none: dropped), so a ledger is chosen by the composition root.
    */
   readonly decisions: DecisionEventsService
+  /**
+   * What makes steps 7 to 10 atomic with other calls and with recording a revoke: the
+   * AdmissionGate in context when the executor was built, or one step at a time in this process.
+   */
+  readonly gate: AdmissionGateService
   readonly state: ExecutorState
 }
 
@@ -154,9 +158,9 @@ export const makeEnv = (
     cache: Context.get(context, VerificationCache),
     rootLifetime: yield* RootLifetime,
     decisions: Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void })),
+    gate: yield* gateFromContext,
     state: {
       work: yield* FiberSet.make<CallAnswer>(),
-      admission: yield* Effect.makeSemaphore(1),
       running: new Map(),
       reversing: new Map(),
       unsaved: [],

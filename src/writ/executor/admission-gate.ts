@@ -1,0 +1,47 @@
+// The admission gate: what makes section 7 steps 7 to 10 (and step 11's pending record) atomic with
+// every other admission and with recording a revoke (section 7: "steps 7 to 10 MUST be atomic with
+// respect to other calls and to recording a revoke"; section 9.1).
+//
+// The executor only says which writs and issuers a step touches and runs the step through the
+// gate; the gate decides how the step is isolated and when its writes are durable:
+//   - `serialGate` (the default, every store): one step at a time in this process;
+//   - a store may provide its own, e.g. one that commits several steps in one transaction (group
+//     commit) or one that takes database locks so several processes can share one executor key.
+// Whatever the gate, a step's effect succeeds only once its writes are durable, so a call is
+// answered only after the step that admitted it committed.
+import { Context, Effect, Layer, Option } from "effect"
+import type { StoreError } from "../../accounting/store-error.js"
+
+/** What a gated step touches. */
+export interface GateKeys {
+  /**
+   * Writ identities: for an admission, every writ of the call's chain (the leaf last); for a revoke,
+   * the revoked writ, or none for a key-wide revoke.
+   */
+  readonly writs: ReadonlyArray<string>
+  /** Issuer keys: for an admission, `iss` of every writ of the chain; for a key-wide revoke, `iss`. */
+  readonly issuers: ReadonlyArray<string>
+}
+
+export interface AdmissionGateService {
+  /** Steps 7 to 10 of one call (and step 11's pending record), atomically. */
+  readonly admit: <A, E, R>(keys: GateKeys, step: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+  /** Recording one revoke and computing its ack's body (section 9.1, 9.4), atomically. */
+  readonly revoke: <A, E, R>(keys: GateKeys, step: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+}
+
+export class AdmissionGate extends Context.Tag("mandate/writ/AdmissionGate")<AdmissionGate, AdmissionGateService>() {}
+
+/** One step at a time in this process: the gate of a single executor process on any store. */
+export const serialGate: Effect.Effect<AdmissionGateService> = Effect.map(Effect.makeSemaphore(1), (lock) => ({
+  admit: (_keys, step) => lock.withPermits(1)(step),
+  revoke: (_keys, step) => lock.withPermits(1)(step)
+}))
+
+export const serialLayer: Layer.Layer<AdmissionGate> = Layer.effect(AdmissionGate, serialGate)
+
+/** The gate in context, or a fresh serial one (the executor's default). */
+export const gateFromContext: Effect.Effect<AdmissionGateService> = Effect.flatMap(
+  Effect.serviceOption(AdmissionGate),
+  Option.match({ onNone: () => serialGate, onSome: Effect.succeed })
+)
