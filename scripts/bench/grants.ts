@@ -82,6 +82,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
   const raws: Array<number> = []
   console.log("grant verification (authorize: decode, chain, trusted root, holder, caveats) vs raw Ed25519 verify, same run")
   console.log("blocks | grants/s | raw verifies/s | ratio (median of 5) | ratio x blocks")
+  const summary: Array<string> = []
   for (const n of [1, 2, 4]) {
     const { token, holder } = chain(n)
     const input = { grants: [token], proofKey: holder, trusted, request }
@@ -99,6 +100,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
       ratios.push(g / b)
     }
     const ratio = median(ratios)
+    summary.push(`b${n} ${(ratio * n).toFixed(2)}`)
     console.log(
       `${n}      | ${median(grants).toFixed(0).padStart(8)} | ${median(raws.slice(-5)).toFixed(0).padStart(8)} | ${ratio.toFixed(3)} | ${(ratio * n).toFixed(2)}`
     )
@@ -114,4 +116,5 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
   const base = rate(slice, raw)
   for (const [name, f] of parts) console.log(`  ${name}: ${(rate(slice, f) / base).toFixed(2)}x the raw verify rate`)
   console.log("(ratio x blocks = 1.00 would mean signature checks are the whole cost)")
+  console.log(`grants: ${summary.join(" ")} (grant verifies x blocks / raw Ed25519 verifies)`)
 }

@@ -43,4 +43,5 @@ export const run = async (_args: ReadonlyArray<string>): Promise<void> => {
     const out = lensReply(fitted.reply)
     console.log(`ANSWER fitted to budget ${budget}: est ${est(out)} (${out.split("\n").length} lines; last: ${out.split("\n").pop()})`)
   }
+  console.log(`lens: ${est(lens)} estimated tokens = ${(est(lens) / base).toFixed(3)} x minified JSON (${base}), ${(est(lens) / est(pretty)).toFixed(3)} x pretty`)
 }
