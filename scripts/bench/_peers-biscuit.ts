@@ -14,9 +14,12 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect } from "effect"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { AMOUNT, ascii, expOf, KEYS, nonceOf, NOW, offsetIn, type Peer } from "./_peers-common.js"
 
+const PACKAGE = "@biscuit-auth/biscuit-wasm"
 type Module = typeof import("@biscuit-auth/biscuit-wasm")
 type Token = import("@biscuit-auth/biscuit-wasm").Biscuit
 type Authorizer = import("@biscuit-auth/biscuit-wasm").Authorizer
@@ -24,7 +27,17 @@ type Authorizer = import("@biscuit-auth/biscuit-wasm").Authorizer
 /** The package's glue module with its WebAssembly instance attached, read through FileSystem. */
 const load: Effect.Effect<Module, unknown> = Effect.gen(function* () {
   const fs = yield* FileSystem.FileSystem
-  const dir = new URL(".", import.meta.resolve("@biscuit-auth/biscuit-wasm"))
+  // The package directory by node's own search path (its `exports` name no subpath to resolve,
+  // and vitest's module runner has no import.meta.resolve).
+  let dir: URL | undefined
+  for (const base of createRequire(import.meta.url).resolve.paths(PACKAGE) ?? []) {
+    const candidate = join(base, PACKAGE, "module")
+    if (yield* fs.exists(join(candidate, "biscuit_bg.wasm"))) {
+      dir = pathToFileURL(`${candidate}/`)
+      break
+    }
+  }
+  if (dir === undefined) return yield* Effect.fail(new Error(`${PACKAGE} is not installed`))
   const glue = (yield* Effect.promise(() => import(new URL("biscuit_bg.js", dir).href))) as Module & {
     __wbg_set_wasm: (exports: WebAssembly.Exports) => void
   }
