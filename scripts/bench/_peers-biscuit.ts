@@ -17,7 +17,7 @@ import { Effect } from "effect"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { AMOUNT, ascii, expOf, KEYS, nonceOf, NOW, offsetIn, type Peer } from "./_peers-common.js"
+import { amountOf, ascii, expOf, KEYS, nonceOf, NOW, offsetIn, type Peer } from "./_peers-common.js"
 
 const PACKAGE = "@biscuit-auth/biscuit-wasm"
 type Module = typeof import("@biscuit-auth/biscuit-wasm")
@@ -52,6 +52,11 @@ const load: Effect.Effect<Module, unknown> = Effect.gen(function* () {
   ;(instance.exports.__wbindgen_start as () => void)()
   return glue
 }).pipe(Effect.provide(NodeFileSystem.layer))
+
+// The glue module is one per process and caches views of its instance's memory, so a second
+// instance would corrupt it: the package is loaded once, whoever asks first.
+let loaded: Promise<Module> | undefined
+const loadOnce: Effect.Effect<Module> = Effect.promise(() => (loaded ??= Effect.runPromise(load)))
 
 const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().replace(".000Z", "Z")
 
@@ -91,7 +96,7 @@ const leafSignatureAt = (bytes: Uint8Array): number => {
 }
 
 export const makeBiscuit = Effect.gen(function* () {
-  const B = yield* load
+  const B = yield* loadOnce
   const rootPrivate = B.PrivateKey.fromBytes(KEYS[0].seed, B.SignatureAlgorithm.Ed25519)
   const rootPublic = B.KeyPair.fromPrivateKey(rootPrivate).getPublicKey()
   // The verifier's side, built once (a server keeps its policy): the request's facts and policy.
@@ -107,12 +112,12 @@ export const makeBiscuit = Effect.gen(function* () {
   const peer: Peer = {
     name: "biscuit-wasm",
     sync: true,
-    build: async (n, c) => {
+    build: async (n, c, leafAmount) => {
       const root = B.Biscuit.builder()
       root.addCode(
         `right("travel"); nonce("${nonceOf("biscuit", n, c, 0)}");
          check if operation($op), $op.starts_with("travel");
-         check if amount($a), $a <= ${AMOUNT};
+         check if amount($a), $a <= ${amountOf(0, n, leafAmount)};
          check if currency($c), {"USD", "EUR"}.contains($c);
          check if date($d), $d >= 20270101, $d <= 20270131;
          check if time($t), $t < ${iso(expOf(0))};`
@@ -120,7 +125,7 @@ export const makeBiscuit = Effect.gen(function* () {
       let token = root.build(rootPrivate)
       for (let i = 1; i < n; i++) {
         const block = B.Biscuit.block_builder()
-        block.addCode(`nonce("${nonceOf("biscuit", n, c, i)}"); check if amount($a), $a <= ${AMOUNT - i}; check if time($t), $t < ${iso(expOf(i))};`)
+        block.addCode(`nonce("${nonceOf("biscuit", n, c, i)}"); check if amount($a), $a <= ${amountOf(i, n, leafAmount)}; check if time($t), $t < ${iso(expOf(i))};`)
         token = token.appendBlock(block)
       }
       const bytes = token.toBytes()

@@ -22,6 +22,10 @@ export const AMOUNT = 60_000
 
 export const expOf = (i: number): number => ROOT_EXP - i * EXP_STEP
 
+/** The amount link i of n grants: AMOUNT - i, or `leafAmount` for the leaf when a test asks for
+ * a leaf that widens its parent (or grants less than a request needs). The bench never sets it. */
+export const amountOf = (i: number, n: number, leafAmount?: number): number => (i === n - 1 && leafAmount !== undefined ? leafAmount : AMOUNT - i)
+
 /** A link's nonce: unique per (implementation, depth, chain, link), so no two tokens share a
  * signed payload and nothing verified once can be answered from a cache later. Fixed width, so
  * every token of one implementation and depth has the same length. */
@@ -40,7 +44,7 @@ export interface Token {
  * refused. Synchronous verifiers are timed by `rateSync`, asynchronous ones by `rateAsync`. */
 export type Peer = {
   readonly name: string
-  readonly build: (n: number, c: number) => Promise<Token>
+  readonly build: (n: number, c: number, leafAmount?: number) => Promise<Token>
 } & ({ readonly sync: true; readonly verify: (bytes: Uint8Array) => void } | { readonly sync: false; readonly verify: (bytes: Uint8Array) => Promise<void> })
 
 /** Where `needle` (ASCII) occurs in `hay`, from the end; -1 when absent. */

@@ -6,7 +6,7 @@
 // issued by the key the previous link named, and neither `exp` nor `amt` grows.
 import { createPrivateKey } from "node:crypto"
 import { importJWK, jwtVerify, SignJWT } from "jose"
-import { AMOUNT, ascii, expOf, KEYS, nonceOf, NOW, offsetIn, type Peer } from "./_peers-common.js"
+import { amountOf, ascii, expOf, KEYS, nonceOf, NOW, offsetIn, type Peer } from "./_peers-common.js"
 
 const b64u = (b: Uint8Array): string => Buffer.from(b).toString("base64url")
 const X = KEYS.map((k) => b64u(k.pub))
@@ -30,10 +30,10 @@ const decoder = new TextDecoder("utf-8", { fatal: true })
 export const jws: Peer = {
   name: "jose-jws",
   sync: false,
-  build: async (n, c) => {
+  build: async (n, c, leafAmount) => {
     const links: Array<string> = []
     for (let i = 0; i < n; i++) {
-      const payload = { iss: X[i], nxt: X[i + 1], exp: expOf(i), amt: AMOUNT - i, nnc: nonceOf("jws", n, c, i) }
+      const payload = { iss: X[i], nxt: X[i + 1], exp: expOf(i), amt: amountOf(i, n, leafAmount), nnc: nonceOf("jws", n, c, i) }
       links.push(await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA" }).sign(privateKeys[i]))
     }
     const bytes = ascii(links.join("~"))

@@ -9,7 +9,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { canon, child, type Obj, writ } from "../../test/support/writ-builders.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES, parseJsonEffect, VerificationCache } from "../../src/kernel/index.js"
 import { checkExpiry, verifyChain } from "../../src/writ/index.js"
-import { AMOUNT, ascii, KEYS, offsetIn, NOW, type Peer, ROOT_EXP } from "./_peers-common.js"
+import { AMOUNT, amountOf, ascii, KEYS, offsetIn, NOW, type Peer, ROOT_EXP } from "./_peers-common.js"
 
 /** The six bound types of section 3, as scripts/bench/verify.ts grants them; `amount` narrows by
  * one at each link, the rest are copied (and so checked as narrowed, section 4 step 4). */
@@ -22,10 +22,11 @@ const BND: Obj = {
   spend: { t: "total", v: 500000 }
 }
 
-const chainOf = (n: number, c: number): Array<Obj> => {
-  const out: Array<Obj> = [writ(`peers/${n}/${c}/0`, { iss: KEYS[0], hld: KEYS[1].did, bnd: BND, exp: ROOT_EXP })]
+const chainOf = (n: number, c: number, leafAmount?: number): Array<Obj> => {
+  const bnd = { ...BND, amount: { t: "max", v: amountOf(0, n, leafAmount) } }
+  const out: Array<Obj> = [writ(`peers/${n}/${c}/0`, { iss: KEYS[0], hld: KEYS[1].did, bnd, exp: ROOT_EXP })]
   // `child` narrows exp by 600 s per link, as every peer's chain does (EXP_STEP).
-  for (let i = 1; i < n; i++) out.push(child(`peers/${n}/${c}/${i}`, out[i - 1], KEYS[i], KEYS[i + 1].did, { amount: { t: "max", v: AMOUNT - i } }))
+  for (let i = 1; i < n; i++) out.push(child(`peers/${n}/${c}/${i}`, out[i - 1], KEYS[i], KEYS[i + 1].did, { amount: { t: "max", v: amountOf(i, n, leafAmount) } }))
   return out
 }
 
@@ -44,8 +45,8 @@ const program = (bytes: Uint8Array) =>
 export const mandate: Peer = {
   name: "mandate",
   sync: true,
-  build: async (n, c) => {
-    const chain = chainOf(n, c)
+  build: async (n, c, leafAmount) => {
+    const chain = chainOf(n, c, leafAmount)
     const bytes = ascii(`[${chain.map(canon).join(",")}]`)
     const leaf = chain[n - 1]
     // The leaf is the last element, so the last occurrence of its sig and nnc are its own.

@@ -12,7 +12,7 @@
 import { delegate, Delegation } from "@ucanto/core"
 import { ed25519, Verifier } from "@ucanto/principal"
 import { capability, claim, fail, ok, Schema } from "@ucanto/validator"
-import { AMOUNT, ascii, expOf, KEYS, nonceOf, offsetIn, type Peer } from "./_peers-common.js"
+import { amountOf, ascii, expOf, KEYS, nonceOf, offsetIn, type Peer } from "./_peers-common.js"
 
 const Book = capability({
   can: "travel/book",
@@ -38,13 +38,13 @@ export const makeUcanto = async (): Promise<Peer> => {
   return {
     name: "ucanto",
     sync: false,
-    build: async (n, c) => {
+    build: async (n, c, leafAmount) => {
       let d: Awaited<ReturnType<typeof delegate>> | undefined
       for (let i = 0; i < n; i++) {
         d = await delegate({
           issuer: signers[i],
           audience: signers[i + 1],
-          capabilities: [{ can: "travel/book", with: root, nb: { amount: AMOUNT - i } }],
+          capabilities: [{ can: "travel/book", with: root, nb: { amount: amountOf(i, n, leafAmount) } }],
           expiration: expOf(i),
           nonce: nonceOf("ucanto", n, c, i),
           proofs: d === undefined ? [] : [d]

@@ -19,6 +19,10 @@
 //   jose-jws      the plain baseline: each link's JWS signature under the key the previous link
 //                 named (the root key trusted), alg pinned, exp against the fixed now, exp and one
 //                 amount not growing; no bounds language at all (_peers-jws.ts).
+// test/bench/peers.test.ts holds these claims: a leaf that widens the amount is refused by Writ,
+// ucanto and JWS (biscuit's blocks can only add checks, so it cannot be widened), and biscuit
+// refuses a leaf whose checks the request fails. Keys come from fixed seeds everywhere, except
+// the per-block keys biscuit-wasm draws itself when a block is appended (its API takes none).
 // None checks revocation (Mandate's executor does that separately, as would the peers' servers).
 // The JWS baseline counts as a peer: "best-peer" at a depth is the fastest of biscuit-wasm, ucanto
 // and jose-jws there.

@@ -1,12 +1,12 @@
 // The peers benchmark's implementations (scripts/bench/_peers-*.ts) hold the claims its header makes:
 // each accepts the chain it built and refuses it with a byte of the leaf's signature or of its
-// signed payload flipped; and the two text chains (Writ, the JWS baseline) refuse a chain with a
+// signed payload flipped; each checks attenuation as the header says; and the two text chains (Writ, the JWS baseline) refuse a chain with a
 // link cut out of the middle, and the JWS baseline a chain past 8 links. Real WebAssembly and
 // WebCrypto run here, so these are `it.live`.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeBiscuit } from "../../scripts/bench/_peers-biscuit.js"
-import { flip, type Peer } from "../../scripts/bench/_peers-common.js"
+import { AMOUNT, flip, type Peer } from "../../scripts/bench/_peers-common.js"
 import { jws } from "../../scripts/bench/_peers-jws.js"
 import { mandate } from "../../scripts/bench/_peers-mandate.js"
 import { makeUcanto } from "../../scripts/bench/_peers-ucanto.js"
@@ -43,6 +43,21 @@ describe("bench peers: every implementation", () => {
           expect(yield* outcome(p, flip(t.bytes, t.payloadAt)), `${p.name} d${n} payload`).toMatch(/^refused: /)
         }
       }
+    })
+  )
+
+  it.live("attenuation as each checks it: a leaf that widens the amount is refused by Writ, ucanto and JWS; biscuit, whose blocks can only add checks, accepts it but refuses a leaf below the request's amount", () =>
+    Effect.gen(function* () {
+      const all = yield* peers
+      const widened: Record<string, string> = {}
+      const belowRequest: Record<string, string> = {}
+      for (const p of all) {
+        widened[p.name] = (yield* outcome(p, (yield* Effect.promise(() => p.build(3, 7_400, AMOUNT + 1))).bytes)).slice(0, 7)
+        // biscuit's authorizer asks for amount(100); the others verify a chain with no request.
+        belowRequest[p.name] = (yield* outcome(p, (yield* Effect.promise(() => p.build(3, 7_500, 50))).bytes)).slice(0, 7)
+      }
+      expect(widened).toEqual({ mandate: "refused", "biscuit-wasm": "accept", ucanto: "refused", "jose-jws": "refused" })
+      expect(belowRequest).toEqual({ mandate: "accept", "biscuit-wasm": "refused", ucanto: "accept", "jose-jws": "accept" })
     })
   )
 
