@@ -113,7 +113,12 @@ const tamperCheck = async (p: Peer): Promise<Array<string>> => {
   return failures
 }
 
-const clip = (s: string | undefined): string => (s === undefined ? "(accepted)" : s.length > 60 ? `${s.slice(0, 57)}...` : s)
+/** A refusal for one line of output: content ids and did:keys shortened, then cut at 64. */
+const clip = (s: string | undefined): string => {
+  if (s === undefined) return "(accepted)"
+  const short = s.replace(/\b(bafy[a-z2-7]{4})[a-z2-7]+/g, "$1..").replace(/(did:key:z\w{4})\w+/g, "$1..")
+  return short.length > 64 ? `${short.slice(0, 61)}...` : short
+}
 
 const measure = async (p: Peer, ms: number, tokens: ReadonlyArray<Token>): Promise<{ perSecond: number; count: number }> => {
   const pp = p
