@@ -1,5 +1,7 @@
 // The composition root of `writ serve`: one executor (src/writ/executor) over the HTTP binding
-// (src/bind/writ-http), with the embedded SQLite stores (src/store/sqlite, one file, WAL). This is
+// (src/bind/writ-http), with the embedded SQLite stores (src/store/sqlite, one file, WAL), or with
+// PostgreSQL (`postgres://...#SCHEMA`, src/store/postgres/writ-stores.ts), where several `writ
+// serve` processes behind one address serve one executor key as its workers. This is
 // the one place that reads files, loads the handler module and picks the store: `bind` is a
 // transport and knows no store (DESIGN.md's arrows). On start it resolves every pending record
 // left by a crash (section 9) before it listens, so no request is answered from a state recovery
@@ -15,6 +17,7 @@ import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../kernel/verification-cache.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
+import * as PgWrit from "../store/postgres/writ-stores.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
 import { Application, RootPolicy } from "../writ/executor/services.js"
@@ -27,8 +30,13 @@ export interface ServeOptions {
   /** TCP port; 0 picks a free one. */
   readonly port: number
   readonly host?: string
-  /** The SQLite file of every store (created if absent). */
+  /**
+   * Where every store lives: a SQLite file (created if absent), or `postgres://...#SCHEMA` for one
+   * worker among several serving the same executor key on that schema (created if absent).
+   */
   readonly storeFile: string
+  /** PostgreSQL: connections of this worker's pool. Default 10. */
+  readonly maxConnections?: number
   /** The executor's key file: 64 hex digits, mode 0600. */
   readonly seedFile: string
   /** Root keys the executor acts under (section 7.1). */
@@ -117,8 +125,16 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       VerificationCache.layer({ maxBytes: options.verificationCacheBytes ?? DEFAULT_VERIFICATION_CACHE_BYTES }),
       RootLifetime.layer(options.rootLifetimeSeconds === undefined ? DEFAULT_ROOT_LIFETIME_SECONDS : options.rootLifetimeSeconds)
     )
-    // The store's pragmas are its Layer's options (src/store/sqlite/client.ts).
-    const stores = SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })
+    // The store's pragmas are its Layer's options (src/store/sqlite/client.ts). On PostgreSQL the
+    // store brings the admission gate that makes this process one worker among several.
+    const where = parseLocation(options.storeFile)
+    const stores = where.store === "postgres"
+      ? PgWrit.layer({
+        url: where.url,
+        ...(where.schema === undefined ? {} : { schema: where.schema }),
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })
+      })
+      : SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })
     const context = yield* Layer.build(
       Layer.merge(
         executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
