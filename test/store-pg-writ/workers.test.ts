@@ -5,13 +5,15 @@
 // and stops an operation running on another; recovery resolves only the records of a worker that
 // is gone, and a worker taken for gone cannot overwrite the answer another gave.
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Option } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Context, Deferred, Effect, Option } from "effect"
 import { afterAll } from "vitest"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import type { CallAnswer } from "../../src/writ/executor/executor.js"
 import type { Outcome } from "../../src/writ/executor/services.js"
-import { CallStore } from "../../src/writ/executor/stores.js"
+import { admissionLocks, revokeLocks } from "../../src/store/postgres/writ-gate.js"
+import { CallStore, ReversalStore } from "../../src/writ/executor/stores.js"
 import { act, call, key, revoke, settable, writ } from "../writ-executor/fixtures.js"
 import { accepted as storedCall } from "../writ-executor/stores-cases.js"
 import { dropSchema, openStores, pgReachable, startWorker, uniqueSchema } from "./support.js"
@@ -29,6 +31,7 @@ afterAll(async () => {
 
 const ROOT = key(41)
 const EXEC = key(42)
+const MID = key(43)
 
 const tallyOf = (a: CallAnswer): JsonObject => {
   if (a._tag !== "tally") throw new Error(`expected a tally, got error ${a.reason}`)
@@ -84,6 +87,9 @@ describe.skipIf(!up)("N executor workers on one PostgreSQL schema", () => {
       const w = writ(ROOT, EXEC, { act: act("k") })
       const running = yield* Effect.fork(a.executor.call(call(ROOT, [w], "k/hold")))
       yield* Deferred.await(started)
+      // A notice that is not a revoke's keys is dropped; the listener goes on.
+      const sql = Context.get(b.context, SqlClient.SqlClient)
+      yield* Effect.orDie(sql`SELECT pg_notify(${`mandate_writ_revoke_${schema}`}, 'not json')`)
       const answer = yield* b.executor.revoke(revoke(ROOT, [w]))
       expect(answer._tag).toBe("recorded")
       // Worker A learns of it by its LISTEN: the operation sees its stop signal and ends.
@@ -147,4 +153,49 @@ describe.skipIf(!up)("N executor workers on one PostgreSQL schema", () => {
       yield* calls2.finalize(storedCall.leaf, storedCall.id, { st: "failed" }, Option.none())
       yield* two.close
     }).pipe(Effect.scoped, Effect.orDie), 60_000)
+
+  it.live("a reversal another live worker began stays begun at a restart; one of a worker that is gone becomes unknown (8.1)", () =>
+    Effect.gen(function*() {
+      const schema = fresh("wreversal")
+      const one = yield* openStores(schema)
+      const two = yield* openStores(schema)
+      const r1 = yield* Effect.provide(ReversalStore, one.context)
+      const r2 = yield* Effect.provide(ReversalStore, two.context)
+      yield* r1.begin("T".repeat(43), "C".repeat(43))
+      expect(yield* r2.markBegunUnknown).toBe(0)
+      expect(yield* r2.get("T".repeat(43))).toEqual(Option.some({ state: "begun", call: "C".repeat(43) }))
+      yield* one.close
+      expect(yield* r2.markBegunUnknown).toBe(1)
+      expect(yield* r2.get("T".repeat(43))).toEqual(Option.some({ state: "unknown", call: "C".repeat(43) }))
+      yield* two.close
+    }).pipe(Effect.scoped, Effect.orDie), 60_000)
+
+  it.live("admissions on chains that share writs and issuers, and revokes of a leaf and of a key, on 2 workers: none waits forever, every acknowledged revoke refuses", () =>
+    Effect.gen(function*() {
+      const schema = fresh("wlocks")
+      const [a, b] = yield* Effect.all([1, 2].map(() => startWorker(schema, { executorKey: EXEC, accept: [ROOT], app: instant })))
+      const parent = writ(ROOT, MID, { act: act("k") })
+      const leaves = Array.from({ length: 4 }, () => writ(MID, EXEC, { act: act("k") }, parent))
+      const calls = Array.from({ length: 40 }, (_, n) => call(MID, [parent, leaves[n % 4]], "k/x", { n }))
+      const [answers, revoked] = yield* Effect.all([
+        Effect.forEach(calls, (c, i) => [a, b][i % 2].executor.call(c), { concurrency: "unbounded" }),
+        Effect.forEach([0, 1], (i) => [b, a][i].executor.revoke(revoke(MID, [parent, leaves[i]])), { concurrency: "unbounded" })
+      ], { concurrency: "unbounded" })
+      expect(revoked.map((r) => r._tag)).toEqual(["recorded", "recorded"])
+      for (const t of answers.map(tallyOf)) expect(t.st === "ok" || codeOf(t) === "revoked").toBe(true)
+      // A key-wide revoke by MID covers every writ MID issued, on both workers.
+      expect((yield* a.executor.revoke(revoke(MID, [])))._tag).toBe("recorded")
+      for (const [i, leaf] of leaves.entries()) {
+        const t = tallyOf(yield* [a, b][i % 2].executor.call(call(MID, [parent, leaf], "k/after")))
+        expect([t.st, codeOf(t)]).toEqual(["failed", "revoked"])
+      }
+    }).pipe(Effect.scoped, Effect.withClock(settable().clock)), 120_000)
+
+  it("an admission locks the leaf exclusively and the rest of its chain and its issuers shared; a revoke locks what it revokes exclusively", () => {
+    expect(admissionLocks({ writs: ["r", "m", "l"], issuers: ["A", "B", "B"] })).toEqual([
+      ["w/r", false], ["w/m", false], ["w/l", true], ["i/A", false], ["i/B", false], ["i/B", false]
+    ])
+    expect(revokeLocks({ writs: ["m"], issuers: [] })).toEqual([["w/m", true]])
+    expect(revokeLocks({ writs: [], issuers: ["A"] })).toEqual([["i/A", true]])
+  })
 })
