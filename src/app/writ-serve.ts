@@ -17,6 +17,7 @@ import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../kernel/verification-cache.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
+import { locationOf } from "../store/postgres/client.js"
 import * as PgWrit from "../store/postgres/writ-stores.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
@@ -128,6 +129,8 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
     // The store's pragmas are its Layer's options (src/store/sqlite/client.ts). On PostgreSQL the
     // store brings the admission gate that makes this process one worker among several.
     const where = parseLocation(options.storeFile)
+    // A URL's credentials never reach an error message.
+    const storeName = where.store === "postgres" ? locationOf(where.url, where.schema) : options.storeFile
     const stores = where.store === "postgres"
       ? PgWrit.layer({
         url: where.url,
@@ -140,10 +143,10 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
         executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
         RevokeRateLimit.layer(options.revokeRate ?? { burst: 60, perSecond: 10 })
       )
-    ).pipe(Effect.mapError(storeUnavailable(options.storeFile)))
+    ).pipe(Effect.mapError(storeUnavailable(storeName)))
     const executor = yield* Effect.provide(Executor, context)
     // Section 9: every pending record is resolved before the first request is answered.
-    const resolved = yield* executor.recover.pipe(Effect.mapError(storeUnavailable(options.storeFile)))
+    const resolved = yield* executor.recover.pipe(Effect.mapError(storeUnavailable(storeName)))
     const bound = yield* listen({
       port: options.port,
       ...(options.host === undefined ? {} : { host: options.host }),

@@ -177,3 +177,14 @@ describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key (
     expect(countBefore).toBeGreaterThan(0)
   }, 600_000)
 })
+
+describe("writ serve --store postgres:// refused at start", () => {
+  it("a server that cannot be reached stops the worker with mandate/store_unavailable, naming the store without credentials", async () => {
+    const dir = tempDir("pg-down")
+    const flags = ["--port", "0", "--store", "postgres://someone:secret@127.0.0.1:1/test#down", "--key", writeKeyFile(dir, key(213)), "--root", key(211).did]
+    const failed = await spawnServe(flags).then(() => "started", (e: Error) => e.message)
+    expect(failed).toMatch(/mandate\/store_unavailable/)
+    expect(failed).toMatch(/postgres:\/\/127\.0\.0\.1:1\/test schema down/)
+    expect(failed).not.toMatch(/secret/)
+  }, 60_000)
+})
