@@ -111,7 +111,7 @@ export async function runWorkers(args: ReadonlyArray<string>): Promise<void> {
     await dropSchema(url, schema)
     const app = `mandate_bench_${process.pid}_w${w}`
     const flags = ["--port", "0", "--store", `${url}${url.includes("?") ? "&" : "?"}application_name=${app}#${schema}`,
-      "--idle-timeout-ms", "600000", "--pg-connections", String(Math.max(4, Math.ceil(C / w) + 2)),
+      "--idle-timeout-ms", "600000", "--pg-connections", String(Math.min(32, Math.max(4, Math.ceil(C / w) + 2))),
       "--key", writeKeyFile(dir, exec), "--root", root.did]
     const servers: Array<ServeProcess> = []
     const agent = new Http.Agent({ keepAlive: true, maxSockets: C })
