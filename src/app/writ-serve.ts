@@ -7,7 +7,7 @@
 // left by a crash (section 9) before it listens, so no request is answered from a state recovery
 // has not settled.
 import type { FileSystem } from "@effect/platform"
-import { Context, Effect, Layer, Option, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option, type Scope } from "effect"
 import { type ClientTls, httpForwarder } from "../bind/writ-http/client.js"
 import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
 import { type RateLimitOptions, RevokeRateLimit } from "../bind/writ-http/rate-limit.js"
@@ -38,6 +38,11 @@ export interface ServeOptions {
   readonly storeFile: string
   /** PostgreSQL: connections of this worker's pool. Default 10. */
   readonly maxConnections?: number
+  /**
+   * PostgreSQL: how often this worker resolves the pending records of workers that are gone and
+   * not restarted (section 9 recovery, run again while serving). Default 10,000 ms.
+   */
+  readonly orphanSweepMs?: number
   /** The executor's key file: 64 hex digits, mode 0600. */
   readonly seedFile: string
   /** Root keys the executor acts under (section 7.1). */
@@ -159,6 +164,16 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       Effect.provide(context),
       Effect.mapError((e) => new ServeError({ code: "mandate/listen", message: String(e.cause ?? e) }))
     )
+    if (where.store === "postgres") {
+      // A worker that dies and is not restarted would leave its pending records pending for as
+      // long as no worker starts: every live worker sweeps them up (only records of workers that
+      // are gone: src/store/postgres/writ-worker.ts), owned by the scope it serves in.
+      const sweep = executor.recover.pipe(
+        Effect.tap((n) => n > 0 ? Effect.logInfo(`resolved ${n} pending records of workers that are gone`) : Effect.void),
+        Effect.catchTag("StoreError", (e) => Effect.logWarning(`sweep of pending records failed (${e.operation}): ${e.message}`))
+      )
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.orphanSweepMs ?? 10_000)), sweep)))
+    }
     return { did: didKeyFromPublicKey(publicKeyFromSeed(seed)), url: bound.url, port: bound.port, resolved }
   })
 
