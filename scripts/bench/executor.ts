@@ -19,6 +19,7 @@ import { join } from "node:path"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import { signerFromSeed, verify } from "../../src/kernel/ed25519.js"
 import type { JsonObject } from "../../src/kernel/json.js"
+import { runWorkers } from "./_executor-workers.js"
 import { type Answer, call, identity, key, postRaw, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
 
 const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
@@ -82,6 +83,8 @@ const bytesOf = (o: JsonObject) => Buffer.from(encodeCanonical(o, "utf16"), "utf
 // ---------------------------------------------------------------------------------------------
 
 export async function run(args: ReadonlyArray<string>): Promise<void> {
+  // N workers on PostgreSQL (issue 13 item 4): scripts/bench/_executor-workers.ts.
+  if (args.includes("--store") && /^postgres/.test(args[args.indexOf("--store") + 1] ?? "")) return runWorkers(args)
   const N = flag(args, "n", 2000)
   const M = flag(args, "m", 10_000)
   const C = flag(args, "concurrency", 64)

@@ -1,11 +1,13 @@
 // The composition root of `writ serve`: one executor (src/writ/executor) over the HTTP binding
-// (src/bind/writ-http), with the embedded SQLite stores (src/store/sqlite, one file, WAL). This is
+// (src/bind/writ-http), with the embedded SQLite stores (src/store/sqlite, one file, WAL), or with
+// PostgreSQL (`postgres://...#SCHEMA`, src/store/postgres/writ-stores.ts), where several `writ
+// serve` processes behind one address serve one executor key as its workers. This is
 // the one place that reads files, loads the handler module and picks the store: `bind` is a
 // transport and knows no store (DESIGN.md's arrows). On start it resolves every pending record
 // left by a crash (section 9) before it listens, so no request is answered from a state recovery
 // has not settled.
 import type { FileSystem } from "@effect/platform"
-import { Context, Effect, Layer, Option, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option, type Scope } from "effect"
 import { type ClientTls, httpForwarder } from "../bind/writ-http/client.js"
 import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
 import { type RateLimitOptions, RevokeRateLimit } from "../bind/writ-http/rate-limit.js"
@@ -15,6 +17,8 @@ import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../kernel/verification-cache.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
+import { locationOf } from "../store/postgres/client.js"
+import * as PgWrit from "../store/postgres/writ-stores.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
 import { Application, RootPolicy } from "../writ/executor/services.js"
@@ -27,8 +31,18 @@ export interface ServeOptions {
   /** TCP port; 0 picks a free one. */
   readonly port: number
   readonly host?: string
-  /** The SQLite file of every store (created if absent). */
+  /**
+   * Where every store lives: a SQLite file (created if absent), or `postgres://...#SCHEMA` for one
+   * worker among several serving the same executor key on that schema (created if absent).
+   */
   readonly storeFile: string
+  /** PostgreSQL: connections of this worker's pool. Default 10. */
+  readonly maxConnections?: number
+  /**
+   * PostgreSQL: how often this worker resolves the pending records of workers that are gone and
+   * not restarted (section 9 recovery, run again while serving). Default 10,000 ms.
+   */
+  readonly orphanSweepMs?: number
   /** The executor's key file: 64 hex digits, mode 0600. */
   readonly seedFile: string
   /** Root keys the executor acts under (section 7.1). */
@@ -117,17 +131,27 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       VerificationCache.layer({ maxBytes: options.verificationCacheBytes ?? DEFAULT_VERIFICATION_CACHE_BYTES }),
       RootLifetime.layer(options.rootLifetimeSeconds === undefined ? DEFAULT_ROOT_LIFETIME_SECONDS : options.rootLifetimeSeconds)
     )
-    // The store's pragmas are its Layer's options (src/store/sqlite/client.ts).
-    const stores = SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })
+    // The store's pragmas are its Layer's options (src/store/sqlite/client.ts). On PostgreSQL the
+    // store brings the admission gate that makes this process one worker among several.
+    const where = parseLocation(options.storeFile)
+    // A URL's credentials never reach an error message.
+    const storeName = where.store === "postgres" ? locationOf(where.url, where.schema) : options.storeFile
+    const stores = where.store === "postgres"
+      ? PgWrit.layer({
+        url: where.url,
+        ...(where.schema === undefined ? {} : { schema: where.schema }),
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })
+      })
+      : SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })
     const context = yield* Layer.build(
       Layer.merge(
         executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
         RevokeRateLimit.layer(options.revokeRate ?? { burst: 60, perSecond: 10 })
       )
-    ).pipe(Effect.mapError(storeUnavailable(options.storeFile)))
+    ).pipe(Effect.mapError(storeUnavailable(storeName)))
     const executor = yield* Effect.provide(Executor, context)
     // Section 9: every pending record is resolved before the first request is answered.
-    const resolved = yield* executor.recover.pipe(Effect.mapError(storeUnavailable(options.storeFile)))
+    const resolved = yield* executor.recover.pipe(Effect.mapError(storeUnavailable(storeName)))
     const bound = yield* listen({
       port: options.port,
       ...(options.host === undefined ? {} : { host: options.host }),
@@ -140,6 +164,16 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       Effect.provide(context),
       Effect.mapError((e) => new ServeError({ code: "mandate/listen", message: String(e.cause ?? e) }))
     )
+    if (where.store === "postgres") {
+      // A worker that dies and is not restarted would leave its pending records pending for as
+      // long as no worker starts: every live worker sweeps them up (only records of workers that
+      // are gone: src/store/postgres/writ-worker.ts), owned by the scope it serves in.
+      const sweep = executor.recover.pipe(
+        Effect.tap((n) => n > 0 ? Effect.logInfo(`resolved ${n} pending records of workers that are gone`) : Effect.void),
+        Effect.catchTag("StoreError", (e) => Effect.logWarning(`sweep of pending records failed (${e.operation}): ${e.message}`))
+      )
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.orphanSweepMs ?? 10_000)), sweep)))
+    }
     return { did: didKeyFromPublicKey(publicKeyFromSeed(seed)), url: bound.url, port: bound.port, resolved }
   })
 

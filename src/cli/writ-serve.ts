@@ -1,5 +1,5 @@
 // `mandate writ serve`: an executor over the HTTP binding (spec section 10) with the embedded
-// SQLite store and a handler module that exports its ApplicationService. Prints one JSON line
+// SQLite store (or PostgreSQL, `--store postgres://...#SCHEMA`, one worker of several) and a handler module that exports its ApplicationService. Prints one JSON line
 // `{"url","did","resolved"}` once it listens (after resolving pending records, section 9), then
 // serves until killed. Mounted by src/cli/writ.ts; also runnable on its own
 // (`tsx src/cli/writ-serve.ts --port ...`), which is how the benchmark and the kill test spawn it.
@@ -17,7 +17,11 @@ import { DEFAULT_ROOT_LIFETIME_SECONDS } from "../writ/chain.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
-const store = Options.text("store").pipe(Options.withDescription("SQLite file holding every store (created if absent)"))
+const store = Options.text("store").pipe(Options.withDescription(
+  "SQLite file holding every store (created if absent), or postgres://...#SCHEMA: one of several workers serving this key on that schema"
+))
+const orphanSweep = Options.integer("orphan-sweep-ms").pipe(Options.withDefault(10_000), Options.withDescription("With a postgres:// store: how often to resolve pending records of workers that are gone (milliseconds)"))
+const pgConnections = Options.integer("pg-connections").pipe(Options.withDefault(10), Options.withDescription("With a postgres:// store: this worker's pool size"))
 const key = Options.file("key", { exists: "yes" }).pipe(Options.withDescription("The executor's key file (mandate keygen; mode 0600)"))
 const root = Options.text("root").pipe(Options.repeated, Options.withDescription("A root did:key to act under (section 7.1); repeat for several"))
 const handler = Options.file("handler", { exists: "yes" }).pipe(Options.withDescription("Module exporting the ApplicationService (default or `application`)"))
@@ -60,7 +64,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, rootLifetime, cacheBytes },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, rootLifetime, cacheBytes, pgConnections, orphanSweep },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -69,7 +73,7 @@ export const writServeCommand = Command.make(
       if ((cert === undefined) !== (tkey === undefined)) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--tls-cert and --tls-key go together" }))
       }
-      for (const [flag, v] of [["verification-cache-bytes", o.cacheBytes], ["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections]] as const) {
+      for (const [flag, v] of [["verification-cache-bytes", o.cacheBytes], ["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections], ["pg-connections", o.pgConnections], ["orphan-sweep-ms", o.orphanSweep]] as const) {
         if (v < 1) return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: `--${flag} must be at least 1` }))
       }
       if (o.rootLifetime < 0) {
@@ -82,6 +86,8 @@ export const writServeCommand = Command.make(
         port: o.port,
         host: o.host,
         storeFile: o.store,
+        maxConnections: o.pgConnections,
+        orphanSweepMs: o.orphanSweep,
         seedFile: o.key,
         roots: o.root,
         handlerModule: o.handler,
@@ -105,7 +111,7 @@ export const writServeCommand = Command.make(
         Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ serve")}`), Effect.sync(() => { process.exitCode = 1 }))
       )
     )
-).pipe(Command.withDescription("Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module"))
+).pipe(Command.withDescription("Run a Writ executor over HTTP (section 10) with the SQLite (or PostgreSQL) store and a handler module"))
 
 // Run on its own when this file is the entry point.
 const entry = process.argv[1]

@@ -9,7 +9,7 @@
 //     commit) or one that takes database locks so several processes can share one executor key.
 // Whatever the gate, a step's effect succeeds only once its writes are durable, so a call is
 // answered only after the step that admitted it committed.
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 import type { StoreError } from "../../accounting/store-error.js"
 
 /** What a gated step touches. */
@@ -28,6 +28,12 @@ export interface AdmissionGateService {
   readonly admit: <A, E, R>(keys: GateKeys, step: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** Recording one revoke and computing its ack's body (section 9.1, 9.4), atomically. */
   readonly revoke: <A, E, R>(keys: GateKeys, step: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+  /**
+   * A gate shared by several processes: runs `onRevoke` with the keys of every revoke another
+   * process records, for as long as the scope lives, so this process tells its running operations
+   * under it to stop (section 9.1). Absent: no other process records revokes.
+   */
+  readonly revokedElsewhere?: (onRevoke: (keys: GateKeys) => Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
 }
 
 export class AdmissionGate extends Context.Tag("mandate/writ/AdmissionGate")<AdmissionGate, AdmissionGateService>() {}

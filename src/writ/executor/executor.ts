@@ -17,7 +17,7 @@ import type { CallAnswer, RevokeAnswer } from "./answers.js"
 import { auditAnswer, auditUnidentified, flushSuppressed, peerNameOf } from "./audit.js"
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
-import { revoke } from "./revocation.js"
+import { revoke, stopUnder } from "./revocation.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
 import { Peer, type RevokeIntake } from "./services.js"
@@ -93,6 +93,8 @@ export const makeExecutorWith = (
 ): Effect.Effect<ExecutorService, never, ExecutorRequirements | Scope.Scope> =>
   Effect.gen(function*() {
     const env = yield* makeEnv(options)
+    // Revokes recorded by the other processes of a shared store stop this one's operations (9.1).
+    if (env.gate.revokedElsewhere !== undefined) yield* env.gate.revokedElsewhere((keys) => stopUnder(env, keys))
     // Added after the FiberSet, so it runs first when the scope closes: await, then interrupt.
     yield* Effect.addFinalizer(() =>
       // Interruptible: finalizers run uninterruptibly, and the timeout must be able to end the wait.

@@ -16,7 +16,8 @@ export const recover = (env: ExecutorEnv): Effect.Effect<number, StoreError> =>
     env.state.recovering = true
     // A reversal that began and never reported: its outcome is unknown (section 8.1).
     yield* env.atomic.transaction(env.reversals.markBegunUnknown)
-    const pending = yield* env.calls.pending
+    // With several processes on one store, only the records of processes that are gone.
+    const pending = yield* (env.calls.claimOrphans ?? env.calls.pending)
     for (const p of pending) {
       const found = env.app.recover === undefined ? Option.none<Outcome>() : yield* env.app.recover(p)
       const outcome: Outcome = Option.isSome(found) && !p.standing

@@ -7,6 +7,7 @@ import type { Json, JsonObject } from "../../kernel/json.js"
 import { ackSpec } from "../ack.js"
 import { verifyRevoke } from "../revoke.js"
 import { checkObject, checkSignature, type ObjectInput } from "../verify.js"
+import type { GateKeys } from "./admission-gate.js"
 import type { RevokeAnswer } from "./answers.js"
 import { audit, auditRefusal, auditUnidentified, peerNameOf } from "./audit.js"
 import { storeStep, UnsignedError } from "./failures.js"
@@ -38,6 +39,10 @@ const stopCovered = (env: ExecutorEnv, covers: (chain: ReadonlyArray<string>, is
     (run) => Deferred.succeed(run.stop, undefined),
     { discard: true }
   )
+
+/** Stops every forward operation under a revoke with these keys, recorded by another process (9.1). */
+export const stopUnder = (env: ExecutorEnv, keys: GateKeys) =>
+  stopCovered(env, (chain, issuers) => keys.writs.some((w) => chain.includes(w)) || keys.issuers.some((i) => issuers.includes(i)))
 
 /**
  * Section 12: whether the signer of a verified revoke is a known principal, a root this executor

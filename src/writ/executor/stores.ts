@@ -66,6 +66,13 @@ export interface CallStoreService {
   ) => Effect.Effect<void, StoreError>
   /** Every entry still pending, in acceptance order (recovery after restart, a revoke's answer). */
   readonly pending: Effect.Effect<ReadonlyArray<AcceptedCall>, StoreError>
+  /**
+   * A store shared by several executor processes: the pending entries whose process is gone, now
+   * held by this one for recovery to resolve (section 9), in acceptance order. A live process's
+   * pending entries are its running operations and are not returned. Absent: one process owns the
+   * store, and recovery resolves every pending entry.
+   */
+  readonly claimOrphans?: Effect.Effect<ReadonlyArray<AcceptedCall>, StoreError>
 }
 
 export class CallStore extends Context.Tag("mandate/writ/CallStore")<CallStore, CallStoreService>() {}
