@@ -4,8 +4,9 @@
  * `JSON.parse` silently keeps the last of duplicate members, accepts lone surrogate escapes, and
  * turns every number into a double, so it cannot enforce Writ v0.1 section 1.1. This reader applies
  * those rules while it reads:
- *  - nesting deeper than `maxDepth` (default 64, section 1.1 rule 7) is `too_large`, found by a
- *    bracket scan before any value is built or any other rule is applied;
+ *  - nesting deeper than `maxDepth` (default 64, section 1.1 rule 7) is `too_large`, found while
+ *    reading (never deeper than the limit) and winning over every rule but UTF-8: a text that breaks
+ *    another rule is scanned for its depth before it is refused;
  *  - any syntax error, trailing data, invalid UTF-8 (rule 1, rule 3), a duplicate member name at any
  *    depth (rule 4), a `\u` escape of an unpaired surrogate (rule 3) and, when `integersOnly`, a
  *    number with a fraction or exponent or outside +-(2^53-1) (rule 2) is `noncanonical`;
@@ -71,33 +72,95 @@ export const jsonDepth = (value: Json): number => {
   return inner + 1
 }
 
+/**
+ * Where a container sits in the text it was read from, recorded by {@link readJson} for the
+ * outermost levels its caller asks for, so that a verifier can take an object's canonical bytes
+ * and its signing input from the received text instead of serializing the value again
+ * (DESIGN.md, "One call, walked").
+ */
+export interface Span {
+  /** Index in the text of the container's first character (`{` or `[`). */
+  readonly start: number
+  /** One past its last character. */
+  readonly end: number
+  /**
+   * Whether `text.slice(start, end)` is already the value's RFC 8785 form with member names in
+   * UTF-16 order (Writ section 1.2): no whitespace, members strictly ascending, strings without
+   * escapes, integers as `Number::toString` writes them. False only costs a serialization.
+   */
+  readonly canonical: boolean
+  /**
+   * For a canonical object holding the member {@link ReadOptions.cut}: the text range whose removal
+   * leaves the canonical form of the object without that member (one comma goes with it).
+   */
+  readonly cut?: readonly [number, number]
+}
+
+export interface ReadOptions extends ParseOptions {
+  /** Record a {@link Span} for every container at nesting levels 1 to `spanLevels`. Default 0. */
+  readonly spanLevels?: number
+  /** The member whose removal {@link Span.cut} describes (Writ's `sig`, section 1.4). */
+  readonly cut?: string
+}
+
+/** One strict reading: the value, the text it was read from, and the spans asked for. */
+export interface Reading {
+  readonly value: Json
+  readonly text: string
+  readonly spans: ReadonlyMap<object, Span>
+}
+
+class TooDeep {}
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * One pass over the text: the value, its nesting (rule 7, without a scan of its own), and for the
+ * containers asked for, their spans and whether their text is canonical. `canon` is whether the
+ * value just read is canonical as written.
+ */
 class Reader {
   i = 0
-  constructor(readonly s: string, readonly integersOnly: boolean) {}
+  depth = 0
+  canon = true
+  readonly spans = new Map<object, Span>()
+  constructor(
+    readonly s: string,
+    readonly integersOnly: boolean,
+    readonly maxDepth: number,
+    readonly spanLevels: number,
+    readonly cut: string | undefined
+  ) {}
 
   fail(message: string): never {
     throw new Fail("noncanonical", `${message} at offset ${this.i}`)
   }
 
-  ws(): void {
+  /** Skips JSON whitespace; true when there was some. */
+  ws(): boolean {
     const s = this.s
-    while (this.i < s.length) {
-      const c = s.charCodeAt(this.i)
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) this.i++
+    const from = this.i
+    let i = from
+    while (i < s.length) {
+      const c = s.charCodeAt(i)
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++
       else break
     }
+    this.i = i
+    return i !== from
   }
 
+  /** A value starting at the current character (whitespace before it is the caller's). */
   value(): Json {
-    this.ws()
     const c = this.s.charCodeAt(this.i)
     switch (c) {
       case 0x7b: return this.object()
       case 0x5b: return this.array()
-      case 0x22: return this.string()
-      case 0x74: return this.literal("true", true)
-      case 0x66: return this.literal("false", false)
-      case 0x6e: return this.literal("null", null)
+      case 0x22:
+        return this.string()
+      case 0x74: this.canon = true; return this.literal("true", true)
+      case 0x66: this.canon = true; return this.literal("false", false)
+      case 0x6e: this.canon = true; return this.literal("null", null)
       default:
         if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number()
         return this.fail(Number.isNaN(c) ? "unexpected end of input" : "unexpected character")
@@ -112,64 +175,105 @@ class Reader {
     return this.fail("invalid literal")
   }
 
+  enter(): void {
+    // Rule 7, as the reader descends: a container past the limit is `too_large`.
+    if (++this.depth > this.maxDepth) throw new TooDeep()
+  }
+
   object(): JsonObject {
+    const start = this.i
+    this.enter()
     this.i++ // {
     const out: Record<string, Json> = {}
-    const seen = new Set<string>()
-    this.ws()
+    let canonical = !this.ws()
+    let prev: string | undefined
+    let count = 0
+    let cutAt = -1
+    let cutFrom = 0
+    let cutTo = 0
     if (this.s.charCodeAt(this.i) === 0x7d) {
       this.i++
-      return out
-    }
-    for (;;) {
-      this.ws()
-      if (this.s.charCodeAt(this.i) !== 0x22) this.fail("expected a member name")
-      const key = this.string()
-      // Section 1.1 rule 4: a repeated member name at any depth.
-      if (seen.has(key)) this.fail(`duplicate member ${JSON.stringify(key)}`)
-      seen.add(key)
-      this.ws()
-      if (this.s.charCodeAt(this.i) !== 0x3a) this.fail("expected ':'")
-      this.i++
-      const v = this.value()
-      // defineProperty, not assignment: a member named "__proto__" must stay an ordinary member.
-      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
-      this.ws()
-      const c = this.s.charCodeAt(this.i)
-      if (c === 0x2c) {
+    } else {
+      for (;;) {
+        if (this.ws()) canonical = false
+        if (this.s.charCodeAt(this.i) !== 0x22) this.fail("expected a member name")
+        const memberStart = this.i
+        const key = this.string()
+        if (!this.canon) canonical = false
+        // Section 1.1 rule 4: a repeated member name at any depth.
+        if (hasOwn.call(out, key)) this.fail(`duplicate member ${JSON.stringify(key)}`)
+        // Section 1.2: canonical text lists members by UTF-16 code units, which is `<` on strings.
+        if (prev !== undefined && !(prev < key)) canonical = false
+        prev = key
+        if (this.ws()) canonical = false
+        if (this.s.charCodeAt(this.i) !== 0x3a) this.fail("expected ':'")
         this.i++
-        continue
+        if (this.ws()) canonical = false
+        const v = this.value()
+        if (!this.canon) canonical = false
+        if (key === this.cut) {
+          cutAt = count
+          cutFrom = memberStart
+          cutTo = this.i
+        }
+        count++
+        // An own property even for "__proto__", which plain assignment would treat as the prototype.
+        if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
+        else out[key] = v
+        if (this.ws()) canonical = false
+        const c = this.s.charCodeAt(this.i)
+        if (c === 0x2c) {
+          this.i++
+          continue
+        }
+        if (c === 0x7d) {
+          this.i++
+          break
+        }
+        this.fail("expected ',' or '}'")
       }
-      if (c === 0x7d) {
-        this.i++
-        return out
-      }
-      this.fail("expected ',' or '}'")
     }
+    if (this.depth <= this.spanLevels) {
+      // Without the member, one comma goes too: the one before it, or after it when it is first.
+      const cut: readonly [number, number] | undefined =
+        !canonical || cutAt < 0 ? undefined : cutAt > 0 ? [cutFrom - 1, cutTo] : count > 1 ? [cutFrom, cutTo + 1] : [cutFrom, cutTo]
+      this.spans.set(out, cut === undefined ? { start, end: this.i, canonical } : { start, end: this.i, canonical, cut })
+    }
+    this.depth--
+    this.canon = canonical
+    return out
   }
 
   array(): ReadonlyArray<Json> {
+    const start = this.i
+    this.enter()
     this.i++ // [
     const out: Array<Json> = []
-    this.ws()
+    let canonical = !this.ws()
     if (this.s.charCodeAt(this.i) === 0x5d) {
       this.i++
-      return out
-    }
-    for (;;) {
-      out.push(this.value())
-      this.ws()
-      const c = this.s.charCodeAt(this.i)
-      if (c === 0x2c) {
-        this.i++
-        continue
+    } else {
+      for (;;) {
+        if (this.ws()) canonical = false
+        out.push(this.value())
+        if (!this.canon) canonical = false
+        if (this.ws()) canonical = false
+        const c = this.s.charCodeAt(this.i)
+        if (c === 0x2c) {
+          this.i++
+          continue
+        }
+        if (c === 0x5d) {
+          this.i++
+          break
+        }
+        this.fail("expected ',' or ']'")
       }
-      if (c === 0x5d) {
-        this.i++
-        return out
-      }
-      this.fail("expected ',' or ']'")
     }
+    if (this.depth <= this.spanLevels) this.spans.set(out, { start, end: this.i, canonical })
+    this.depth--
+    this.canon = canonical
+    return out
   }
 
   hex4(): number {
@@ -181,9 +285,43 @@ class Reader {
 
   string(): string {
     const s = this.s
-    this.i++ // opening quote
+    let i = this.i + 1 // after the opening quote
+    const first = i
+    // The common case: no escape, so the text between the quotes is the value and, written as it
+    // is, its canonical form (JSON.stringify escapes nothing else a valid string can hold raw).
+    for (;;) {
+      if (i >= s.length) {
+        this.i = i
+        this.fail("unterminated string")
+      }
+      const c = s.charCodeAt(i)
+      if (c === 0x22) {
+        this.i = i + 1
+        this.canon = true
+        return s.slice(first, i)
+      }
+      if (c >= 0xd800 && c <= 0xdbff) {
+        // A surrogate pair (a character past U+FFFF) is text like any other; a lone one is not.
+        const next = s.charCodeAt(i + 1)
+        if (next >= 0xdc00 && next <= 0xdfff) {
+          i += 2
+          continue
+        }
+        break
+      }
+      if (c === 0x5c || c < 0x20 || (c >= 0xdc00 && c <= 0xdfff)) break
+      i++
+    }
+    this.i = i
+    this.canon = false
+    return this.escapedString(first)
+  }
+
+  /** The rest of a string from the first character the fast path does not take. */
+  escapedString(first: number): string {
+    const s = this.s
     let out = ""
-    let start = this.i
+    let start = first
     for (;;) {
       if (this.i >= s.length) this.fail("unterminated string")
       const c = s.charCodeAt(this.i)
@@ -245,43 +383,56 @@ class Reader {
   number(): number {
     const s = this.s
     const start = this.i
-    if (s.charCodeAt(this.i) === 0x2d) this.i++
-    const d0 = s.charCodeAt(this.i)
-    if (d0 === 0x30) this.i++
+    let i = start
+    if (s.charCodeAt(i) === 0x2d) i++
+    const d0 = s.charCodeAt(i)
+    if (d0 === 0x30) i++
     else if (d0 >= 0x31 && d0 <= 0x39) {
-      while (this.isDigit(s.charCodeAt(this.i))) this.i++
-    } else this.fail("invalid number")
-    let integral = true
-    if (s.charCodeAt(this.i) === 0x2e) {
-      integral = false
-      this.i++
-      if (!this.isDigit(s.charCodeAt(this.i))) this.fail("invalid number")
-      while (this.isDigit(s.charCodeAt(this.i))) this.i++
+      i++
+      while (isDigit(s.charCodeAt(i))) i++
+    } else {
+      this.i = i
+      this.fail("invalid number")
     }
-    const e = s.charCodeAt(this.i)
+    let integral = true
+    if (s.charCodeAt(i) === 0x2e) {
+      integral = false
+      i++
+      if (!isDigit(s.charCodeAt(i))) {
+        this.i = i
+        this.fail("invalid number")
+      }
+      while (isDigit(s.charCodeAt(i))) i++
+    }
+    const e = s.charCodeAt(i)
     if (e === 0x65 || e === 0x45) {
       integral = false
-      this.i++
-      const sign = s.charCodeAt(this.i)
-      if (sign === 0x2b || sign === 0x2d) this.i++
-      if (!this.isDigit(s.charCodeAt(this.i))) this.fail("invalid number")
-      while (this.isDigit(s.charCodeAt(this.i))) this.i++
+      i++
+      const sign = s.charCodeAt(i)
+      if (sign === 0x2b || sign === 0x2d) i++
+      if (!isDigit(s.charCodeAt(i))) {
+        this.i = i
+        this.fail("invalid number")
+      }
+      while (isDigit(s.charCodeAt(i))) i++
     }
-    const text = s.slice(start, this.i)
+    this.i = i
+    const text = s.slice(start, i)
     if (this.integersOnly) {
       // Section 1.1 rule 2: integers only, no fraction or exponent, within +-(2^53-1).
       if (!integral) this.fail(`number ${text} is not an integer`)
-      const digits = text.startsWith("-") ? text.slice(1) : text
-      if (digits.length > 16 || Number(digits) > MAX_SAFE) this.fail(`integer ${text} is out of range`)
+      const digits = s.charCodeAt(start) === 0x2d ? i - start - 1 : i - start
+      if (digits > 16 || Math.abs(Number(text)) > MAX_SAFE) this.fail(`integer ${text} is out of range`)
     }
     const n = Number(text)
+    // A safe integer without a leading zero (the grammar allows none) is written as
+    // Number::toString writes it, except `-0`; anything else is compared.
+    this.canon = integral && Math.abs(n) <= MAX_SAFE ? n !== 0 || text === "0" : String(n) === text
     return n === 0 ? 0 : n // -0 reads as 0
   }
-
-  isDigit(c: number): boolean {
-    return c >= 0x30 && c <= 0x39
-  }
 }
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 
 const toText = (input: string | Uint8Array): string => {
   if (typeof input === "string") return input
@@ -292,26 +443,41 @@ const toText = (input: string | Uint8Array): string => {
   }
 }
 
-/** Reads one JSON value under the rules above. Never throws. */
-export const parseJson = (input: string | Uint8Array, options: ParseOptions = {}): Either.Either<Json, JsonError> => {
+const tooDeep = (maxDepth: number) => new JsonError({ reason: "too_large", message: `nesting deeper than ${maxDepth} levels` })
+
+/**
+ * Reads one JSON value under the rules above, in one pass, with the spans `options` asks for.
+ * Never throws. Rule 7 wins over every other rule but UTF-8 (as a bracket scan before reading
+ * would make it): a text that breaks another rule is scanned for its depth before it is refused.
+ */
+export const readJson = (input: string | Uint8Array, options: ReadOptions = {}): Either.Either<Reading, JsonError> => {
   const maxDepth = options.maxDepth ?? 64
+  let text: string
   try {
-    const text = toText(input)
-    // Rule 7 first: refuse deep input without building it.
-    if (scanDepth(text) > maxDepth) {
-      return Either.left(new JsonError({ reason: "too_large", message: `nesting deeper than ${maxDepth} levels` }))
-    }
-    const r = new Reader(text, options.integersOnly ?? true)
-    const v = r.value()
+    text = toText(input)
+  } catch (e) {
+    return Either.left(new JsonError({ reason: "noncanonical", message: (e as Fail).message }))
+  }
+  const r = new Reader(text, options.integersOnly ?? true, maxDepth, options.spanLevels ?? 0, options.cut)
+  try {
+    r.ws()
+    const value = r.value()
     r.ws()
     if (r.i !== text.length) r.fail("trailing data")
-    return Either.right(v)
+    return Either.right({ value, text, spans: r.spans })
   } catch (e) {
+    if (e instanceof TooDeep) return Either.left(tooDeep(maxDepth))
+    // Rule 7 first: a text deeper than the limit is `too_large` whatever else is wrong with it.
+    if (scanDepth(text) > maxDepth) return Either.left(tooDeep(maxDepth))
     if (e instanceof Fail) return Either.left(new JsonError({ reason: e.reason, message: e.message }))
     // A RangeError from a pathological input (e.g. a huge string) is still a rejection, not a crash.
     return Either.left(new JsonError({ reason: "too_large", message: String(e) }))
   }
 }
+
+/** Reads one JSON value under the rules above. Never throws. */
+export const parseJson = (input: string | Uint8Array, options: ParseOptions = {}): Either.Either<Json, JsonError> =>
+  Either.map(readJson(input, options), (r) => r.value)
 
 /** `parseJson` as an Effect. */
 export const parseJsonEffect = (input: string | Uint8Array, options?: ParseOptions): Effect.Effect<Json, JsonError> =>

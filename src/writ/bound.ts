@@ -270,16 +270,15 @@ export const applicationBounds = (bnd: Bounds): Array<[string, Bound]> =>
 /** Section 7.2: every application bound has an argument (`missing_arg`), then every argument
  * satisfies its bound (`out_of_bounds`). Presence is checked for all before satisfaction for any. */
 export const checkArgs = (bnd: Bounds, args: Record<string, unknown>): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     const app = applicationBounds(bnd)
     // Pass 1: presence.
     for (const [n] of app) {
-      if (!has(args, n)) return yield* Effect.fail(writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`))
+      if (!has(args, n)) return Effect.fail(writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`))
     }
     // Pass 2: satisfaction.
     for (const [n, b] of app) {
-      if (!boundSatisfied(b, args[n])) {
-        return yield* Effect.fail(writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`))
-      }
+      if (!boundSatisfied(b, args[n])) return Effect.fail(writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`))
     }
+    return Effect.void
   })
