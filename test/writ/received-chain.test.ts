@@ -4,12 +4,12 @@
 // same reason and path. The held chains stay within the cache's byte bound, and what the bound
 // counts is what the heap keeps (never the request they came in).
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Either, Exit, Option } from "effect"
 import fc from "fast-check"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { VerificationCache, type VerificationCacheShape } from "../../src/kernel/verification-cache.js"
-import { verifyCall } from "../../src/writ/call.js"
+import { checkCall, verifyCall } from "../../src/writ/call.js"
 import { HELD_CHAIN_BYTES_PER_UNIT } from "../../src/writ/chain.js"
 import { WritError } from "../../src/writ/reason.js"
 import { Received } from "../../src/writ/verify.js"
@@ -59,6 +59,14 @@ describe("a chain as received, held by the VerificationCache (issue 13 item 1)",
   const first = bytesOf(callText(chain, "held/a/call0"))
   const chainStart = first.indexOf('"chain":') + '"chain":'.length
   const chainEnd = first.indexOf(',"from":')
+
+  it("reads received bytes once: a binding that read them to dispatch and the verifier share the reading", () => {
+    const received = new Received(first)
+    const reading = received.reading
+    expect(received.reading).toBe(reading)
+    const checked = Effect.runSync(checkCall(received))
+    expect(Either.isRight(reading) && checked.reading === reading.right).toBe(true)
+  })
 
   it("is held once seen twice, and then given back for the same bytes under a new call", () => {
     const { cache, hits } = counting(1 << 20)
