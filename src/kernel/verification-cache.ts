@@ -7,7 +7,11 @@
  *    that the string names no usable key: point decoding is the costly part of a key, and a key
  *    recurs across every object it signs;
  *  - per signature check (object type, identity, signer), the fact that it passed: the identity is
- *    the hash of the canonical object with `sig`, so a hit is the same bytes under the same key.
+ *    the hash of the canonical object with `sig`, so a hit is the same bytes under the same key;
+ *  - per verified value (issue 13 item 1: a chain as received), what verifying it yielded, under a
+ *    key its owner derives from the exact bytes received (a SHA-256 of them), so that the same
+ *    bytes again cost one hash and one lookup. Only what verified is ever held: a hit can only
+ *    repeat an acceptance of the very same bytes, never turn a refusal into one.
  *
  * Rules from issue 11 item 3: every key is a copy (a key taken from a request is often a slice of
  * the request's text, and a cached slice keeps the whole body alive); the cache is bounded in
@@ -41,6 +45,13 @@ export interface VerificationCacheShape {
   readonly passed: (check: string) => Effect.Effect<boolean>
   /** Remembers that the signature check named `check` passed. */
   readonly remember: (check: string) => Effect.Effect<void>
+  /** The value held for `key` by {@link VerificationCacheShape.hold}, if it is still held. */
+  readonly verified: (key: string) => Effect.Effect<Option.Option<unknown>>
+  /**
+   * Holds `value`, what verifying the bytes named by `key` yielded, accounted at `bytes` (what the
+   * value keeps alive: its owner counts it, and the value must share no storage with a request).
+   */
+  readonly hold: (key: string, value: unknown, bytes: number) => Effect.Effect<void>
   readonly stats: Effect.Effect<VerificationCacheStats>
 }
 
@@ -66,7 +77,10 @@ export const copyString = (s: string): string => Buffer.from(s, "utf16le").toStr
 /** What a string costs to keep: two bytes per UTF-16 code unit (V8 may use one; never more). */
 const stringBytes = (s: string): number => 2 * s.length
 
-type Entry = { readonly kind: "key"; readonly key: Option.Option<VerifyingKey> } | { readonly kind: "passed" }
+type Entry =
+  | { readonly kind: "key"; readonly key: Option.Option<VerifyingKey> }
+  | { readonly kind: "passed" }
+  | { readonly kind: "value"; readonly value: unknown; readonly bytes: number }
 
 const judge = (did: string): Option.Option<VerifyingKey> =>
   Option.flatMap(didKeyBytes(did), (publicKey) => {
@@ -91,7 +105,8 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
     }
     const store = (k: string, entry: Entry): void => {
       const key = copyString(k)
-      const cost = stringBytes(key) + ENTRY_OVERHEAD_BYTES + (entry.kind === "key" && Option.isSome(entry.key) ? KEY_VALUE_BYTES : 0)
+      const cost = stringBytes(key) + ENTRY_OVERHEAD_BYTES +
+        (entry.kind === "key" && Option.isSome(entry.key) ? KEY_VALUE_BYTES : entry.kind === "value" ? Math.max(0, entry.bytes) : 0)
       if (cost > maxBytes) return
       const old = entries.get(key)
       if (old !== undefined) {
@@ -121,6 +136,12 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
         }),
       passed: (check) => Effect.sync(() => lookup(`s ${check}`) !== undefined),
       remember: (check) => Effect.sync(() => store(`s ${check}`, { kind: "passed" })),
+      verified: (key) =>
+        Effect.sync(() => {
+          const hit = lookup(`v ${key}`)
+          return hit !== undefined && hit.kind === "value" ? Option.some(hit.value) : Option.none()
+        }),
+      hold: (key, value, bytes) => Effect.sync(() => store(`v ${key}`, { kind: "value", value, bytes })),
       stats: Effect.sync(() => ({ entries: entries.size, bytes, maxBytes, keysJudged }))
     }
   }

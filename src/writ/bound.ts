@@ -83,61 +83,66 @@ const join = (path: string | undefined, suffix: string): string | undefined =>
 // Section 3: checking one bound, first failure wins.
 
 /** Section 3: classify one bound in the pinned order and return it typed. */
+const boundOrFailure = (u: unknown, path?: string): Bound | WritError => {
+  // 1. An object whose members are exactly `t` and `v`, with `t` a string (`malformed`).
+  if (!isJsonObject(u)) return writError("malformed", path, "a bound is an object")
+  const names = Object.keys(u)
+  if (names.length !== 2 || !has(u, "t") || !has(u, "v")) {
+    return writError("malformed", path, "a bound has exactly the members t and v")
+  }
+  if (typeof u.t !== "string") return writError("malformed", join(path, ".t"), "t is a string")
+  // 2. `t` is one of the six types (`unknown_bound`).
+  const t = u.t
+  if (!(boundTypes as ReadonlyArray<string>).includes(t)) {
+    return writError("unknown_bound", join(path, ".t"), `unknown bound type ${JSON.stringify(t)}`)
+  }
+  const v = u.v
+  const vPath = join(path, ".v")
+  switch (t as BoundType) {
+    case "max":
+    case "count":
+    case "total": {
+      // 3. `v` is an integer (`malformed`); 4. not below zero (`noncanonical`).
+      if (!isInteger(v)) return writError("malformed", vPath, `${t} takes an integer`)
+      if (v < 0) return writError("noncanonical", vPath, `${t} below zero`)
+      return { t: t as "max" | "count" | "total", v }
+    }
+    case "prefix": {
+      // 3. `v` is a string (`malformed`); there is no value rule.
+      if (typeof v !== "string") return writError("malformed", vPath, "prefix takes a string")
+      return { t: "prefix", v }
+    }
+    case "set": {
+      // 3. `v` is an array (`malformed`); then element by element in array order: its type,
+      //    string or integer (`malformed`), before whether it repeats an earlier one (`noncanonical`).
+      if (!Array.isArray(v)) return writError("malformed", vPath, "set takes an array")
+      const seen = new Set<string>()
+      for (let i = 0; i < v.length; i++) {
+        const e = v[i]
+        if (typeof e !== "string" && !isInteger(e)) {
+          return writError("malformed", join(vPath, `[${i}]`), "set elements are strings or integers")
+        }
+        const k = typeof e === "string" ? `s${e}` : `i${e}`
+        if (seen.has(k)) return writError("noncanonical", join(vPath, `[${i}]`), "set element repeats")
+        seen.add(k)
+      }
+      return { t: "set", v: v as ReadonlyArray<string | number> }
+    }
+    case "window": {
+      // 3. shape: an array of two integers (`malformed`); 4. lo <= hi (`noncanonical`).
+      if (!Array.isArray(v) || v.length !== 2 || !isInteger(v[0]) || !isInteger(v[1])) {
+        return writError("malformed", vPath, "window takes [lo, hi] integers")
+      }
+      if (v[0] > v[1]) return writError("noncanonical", vPath, "window lo above hi")
+      return { t: "window", v: [v[0], v[1]] as const }
+    }
+  }
+}
+
 export const checkBound = (u: unknown, path?: string): Effect.Effect<Bound, WritError> =>
-  Effect.gen(function* () {
-    // 1. An object whose members are exactly `t` and `v`, with `t` a string (`malformed`).
-    if (!isJsonObject(u)) return yield* Effect.fail(writError("malformed", path, "a bound is an object"))
-    const names = Object.keys(u)
-    if (names.length !== 2 || !has(u, "t") || !has(u, "v")) {
-      return yield* Effect.fail(writError("malformed", path, "a bound has exactly the members t and v"))
-    }
-    if (typeof u.t !== "string") return yield* Effect.fail(writError("malformed", join(path, ".t"), "t is a string"))
-    // 2. `t` is one of the six types (`unknown_bound`).
-    const t = u.t
-    if (!(boundTypes as ReadonlyArray<string>).includes(t)) {
-      return yield* Effect.fail(writError("unknown_bound", join(path, ".t"), `unknown bound type ${JSON.stringify(t)}`))
-    }
-    const v = u.v
-    const vPath = join(path, ".v")
-    switch (t as BoundType) {
-      case "max":
-      case "count":
-      case "total": {
-        // 3. `v` is an integer (`malformed`); 4. not below zero (`noncanonical`).
-        if (!isInteger(v)) return yield* Effect.fail(writError("malformed", vPath, `${t} takes an integer`))
-        if (v < 0) return yield* Effect.fail(writError("noncanonical", vPath, `${t} below zero`))
-        return { t: t as "max" | "count" | "total", v }
-      }
-      case "prefix": {
-        // 3. `v` is a string (`malformed`); there is no value rule.
-        if (typeof v !== "string") return yield* Effect.fail(writError("malformed", vPath, "prefix takes a string"))
-        return { t: "prefix", v }
-      }
-      case "set": {
-        // 3. `v` is an array (`malformed`); then element by element in array order: its type,
-        //    string or integer (`malformed`), before whether it repeats an earlier one (`noncanonical`).
-        if (!Array.isArray(v)) return yield* Effect.fail(writError("malformed", vPath, "set takes an array"))
-        const seen = new Set<string>()
-        for (let i = 0; i < v.length; i++) {
-          const e = v[i]
-          if (typeof e !== "string" && !isInteger(e)) {
-            return yield* Effect.fail(writError("malformed", join(vPath, `[${i}]`), "set elements are strings or integers"))
-          }
-          const k = typeof e === "string" ? `s${e}` : `i${e}`
-          if (seen.has(k)) return yield* Effect.fail(writError("noncanonical", join(vPath, `[${i}]`), "set element repeats"))
-          seen.add(k)
-        }
-        return { t: "set", v: v as ReadonlyArray<string | number> }
-      }
-      case "window": {
-        // 3. shape: an array of two integers (`malformed`); 4. lo <= hi (`noncanonical`).
-        if (!Array.isArray(v) || v.length !== 2 || !isInteger(v[0]) || !isInteger(v[1])) {
-          return yield* Effect.fail(writError("malformed", vPath, "window takes [lo, hi] integers"))
-        }
-        if (v[0] > v[1]) return yield* Effect.fail(writError("noncanonical", vPath, "window lo above hi"))
-        return { t: "window", v: [v[0], v[1]] as const }
-      }
-    }
+  Effect.suspend(() => {
+    const b = boundOrFailure(u, path)
+    return b instanceof WritError ? Effect.fail(b) : Effect.succeed(b)
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -219,45 +224,51 @@ export const reservedNames: ReadonlyArray<string> = ["act", "hld", "depth"]
 
 /** Section 6.1 step 5 for `bnd`: an object; `act` present; every bound in canonical member-name
  * order passes section 3; then `act` is a prefix, `hld` a set of keys, `depth` a max (3.2). */
+const boundsOrFailure = (u: unknown, path: string): Bounds | WritError => {
+  if (!isJsonObject(u)) return writError("malformed", path, "bnd is an object")
+  // `act` is present.
+  if (!has(u, "act")) return writError("malformed", `${path}.act`, "bnd must contain act")
+  // Every bound, in canonical member-name order, passes section 3.
+  const out: Record<string, Bound> = {}
+  for (const name of canonicalNames(u)) {
+    const bound = boundOrFailure(u[name], `${path}.${name}`)
+    if (bound instanceof WritError) return bound
+    // defineProperty, not assignment: a bound named `__proto__` is a bound like any other.
+    Object.defineProperty(out, name, { value: bound, enumerable: true, writable: true, configurable: true })
+  }
+  // Section 3.2, after section 3: `act` is a prefix.
+  const act = out.act
+  if (act.t !== "prefix") return writError("malformed", `${path}.act`, "act is a prefix")
+  // `hld` is a set whose elements, in array order, are strings and valid keys (`bad_key`).
+  let hld: { readonly t: "set"; readonly v: ReadonlyArray<string> } | undefined
+  if (has(out, "hld")) {
+    const h = out.hld
+    if (h.t !== "set") return writError("malformed", `${path}.hld`, "hld is a set of keys")
+    const keys: Array<string> = []
+    for (let i = 0; i < h.v.length; i++) {
+      const e = h.v[i]
+      if (typeof e !== "string") return writError("malformed", `${path}.hld.v[${i}]`, "hld holds keys")
+      if (!isDidKey(e)) return writError("bad_key", `${path}.hld.v[${i}]`, "not an Ed25519 did:key")
+      keys.push(e)
+    }
+    hld = { t: "set", v: keys }
+  }
+  // `depth` is a max.
+  let depth: { readonly t: "max"; readonly v: number } | undefined
+  if (has(out, "depth")) {
+    const d = out.depth
+    if (d.t !== "max") return writError("malformed", `${path}.depth`, "depth is a max")
+    depth = d
+  }
+  // The same bounds, typed as checked (spread keeps a bound named `__proto__` an own member).
+  const bounds: Bounds = { ...out, act, ...(hld === undefined ? {} : { hld }), ...(depth === undefined ? {} : { depth }) }
+  return bounds
+}
+
 export const checkBounds = (u: unknown, path = "bnd"): Effect.Effect<Bounds, WritError> =>
-  Effect.gen(function* () {
-    if (!isJsonObject(u)) return yield* Effect.fail(writError("malformed", path, "bnd is an object"))
-    // `act` is present.
-    if (!has(u, "act")) return yield* Effect.fail(writError("malformed", `${path}.act`, "bnd must contain act"))
-    // Every bound, in canonical member-name order, passes section 3.
-    const out: Record<string, Bound> = {}
-    for (const name of canonicalNames(u)) {
-      const bound = yield* checkBound(u[name], `${path}.${name}`)
-      // defineProperty, not assignment: a bound named `__proto__` is a bound like any other.
-      Object.defineProperty(out, name, { value: bound, enumerable: true, writable: true, configurable: true })
-    }
-    // Section 3.2, after section 3: `act` is a prefix.
-    const act = out.act
-    if (act.t !== "prefix") return yield* Effect.fail(writError("malformed", `${path}.act`, "act is a prefix"))
-    // `hld` is a set whose elements, in array order, are strings and valid keys (`bad_key`).
-    let hld: { readonly t: "set"; readonly v: ReadonlyArray<string> } | undefined
-    if (has(out, "hld")) {
-      const h = out.hld
-      if (h.t !== "set") return yield* Effect.fail(writError("malformed", `${path}.hld`, "hld is a set of keys"))
-      const keys: Array<string> = []
-      for (let i = 0; i < h.v.length; i++) {
-        const e = h.v[i]
-        if (typeof e !== "string") return yield* Effect.fail(writError("malformed", `${path}.hld.v[${i}]`, "hld holds keys"))
-        if (!isDidKey(e)) return yield* Effect.fail(writError("bad_key", `${path}.hld.v[${i}]`, "not an Ed25519 did:key"))
-        keys.push(e)
-      }
-      hld = { t: "set", v: keys }
-    }
-    // `depth` is a max.
-    let depth: { readonly t: "max"; readonly v: number } | undefined
-    if (has(out, "depth")) {
-      const d = out.depth
-      if (d.t !== "max") return yield* Effect.fail(writError("malformed", `${path}.depth`, "depth is a max"))
-      depth = d
-    }
-    // The same bounds, typed as checked (spread keeps a bound named `__proto__` an own member).
-    const bounds: Bounds = { ...out, act, ...(hld === undefined ? {} : { hld }), ...(depth === undefined ? {} : { depth }) }
-    return bounds
+  Effect.suspend(() => {
+    const b = boundsOrFailure(u, path)
+    return b instanceof WritError ? Effect.fail(b) : Effect.succeed(b)
   })
 
 /** Section 7.2: the application bounds of a leaf, in canonical member-name order: every member
@@ -270,16 +281,15 @@ export const applicationBounds = (bnd: Bounds): Array<[string, Bound]> =>
 /** Section 7.2: every application bound has an argument (`missing_arg`), then every argument
  * satisfies its bound (`out_of_bounds`). Presence is checked for all before satisfaction for any. */
 export const checkArgs = (bnd: Bounds, args: Record<string, unknown>): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     const app = applicationBounds(bnd)
     // Pass 1: presence.
     for (const [n] of app) {
-      if (!has(args, n)) return yield* Effect.fail(writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`))
+      if (!has(args, n)) return Effect.fail(writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`))
     }
     // Pass 2: satisfaction.
     for (const [n, b] of app) {
-      if (!boundSatisfied(b, args[n])) {
-        return yield* Effect.fail(writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`))
-      }
+      if (!boundSatisfied(b, args[n])) return Effect.fail(writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`))
     }
+    return Effect.void
   })

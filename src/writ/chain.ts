@@ -1,67 +1,162 @@
 // Attenuation and chain verification, spec section 4 (and section 2.1).
-import { Context, Effect, Layer, String as Str } from "effect"
+import { Context, Effect, Either, Layer, Option, String as Str } from "effect"
+import { hashTextB64 } from "../kernel/hash.js"
+import { type JsonObject, type Reading, readJson } from "../kernel/json.js"
+import { copyString, VerificationCache } from "../kernel/verification-cache.js"
 import { boundNarrows, has } from "./bound.js"
 import { type WritError, writError } from "./reason.js"
-import { chainShape, type ObjectInput } from "./verify.js"
-import { type CheckedWrit, verifyWrit } from "./writ.js"
+import { canonicalText } from "./sign.js"
+import { chainShape, type ObjectInput, Within } from "./verify.js"
+import { type CheckedWrit, verifyWrit, writSpec } from "./writ.js"
 
 const p = (i: number) => `chain[${i}]`
 
+// The link checks are plain functions returning the first failure, or undefined, wrapped once as
+// Effects: they run on every call, and a generator per check cost more than the checks themselves.
+
+const failOr = (e: WritError | undefined): Effect.Effect<void, WritError> => (e === undefined ? Effect.void : Effect.fail(e))
+
+/** Section 4 steps 1 to 5 on one pair, the first failure or undefined. */
+const childFailure = (child: CheckedWrit, parent: CheckedWrit, path?: string): WritError | undefined => {
+  const C = child.value
+  const P = parent.value
+  const at = (m: string) => (path === undefined ? undefined : `${path}.${m}`)
+  // 1. C.iss equals P.hld (`chain_broken`).
+  if (C.iss !== P.hld) return writError("chain_broken", at("iss"), "issuer is not the parent's holder")
+  // 2. C.prv equals the identity of P (`chain_broken`).
+  if (C.prv !== parent.id) return writError("chain_broken", at("prv"), "prv is not the parent's identity")
+  // 3. C.exp <= P.exp (`not_narrowed`).
+  if (C.exp > P.exp) return writError("not_narrowed", at("exp"), "child outlives its parent")
+  // 4. Every bound of P is in C, same type, narrowed (`not_narrowed`). Parent names in canonical
+  //    order, so the first failure reported is stable.
+  for (const n of Object.keys(P.bnd).sort(Str.Order)) {
+    if (!has(C.bnd, n)) return writError("not_narrowed", at(`bnd.${n}`), `child drops bound ${n}`)
+    if (C.bnd[n].t !== P.bnd[n].t) return writError("not_narrowed", at(`bnd.${n}`), `child retypes bound ${n}`)
+    if (!boundNarrows(C.bnd[n], P.bnd[n])) return writError("not_narrowed", at(`bnd.${n}`), `child widens bound ${n}`)
+  }
+  // 5. If P.bnd has `hld`, C.hld is one of its elements (`not_narrowed`).
+  if (P.bnd.hld !== undefined) {
+    const allowed = P.bnd.hld.v
+    if (!allowed.some((k) => k === C.hld)) return writError("not_narrowed", at("hld"), "holder not in the parent's hld set")
+  }
+  return undefined
+}
+
 /** Section 4 steps 1 to 5: is `child` a valid child of `parent`? First failure wins. */
 export const checkChild = (child: CheckedWrit, parent: CheckedWrit, path?: string): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
-    const C = child.value
-    const P = parent.value
-    const at = (m: string) => (path === undefined ? undefined : `${path}.${m}`)
-    // 1. C.iss equals P.hld (`chain_broken`).
-    if (C.iss !== P.hld) return yield* Effect.fail(writError("chain_broken", at("iss"), "issuer is not the parent's holder"))
-    // 2. C.prv equals the identity of P (`chain_broken`).
-    if (C.prv !== parent.id) return yield* Effect.fail(writError("chain_broken", at("prv"), "prv is not the parent's identity"))
-    // 3. C.exp <= P.exp (`not_narrowed`).
-    if (C.exp > P.exp) return yield* Effect.fail(writError("not_narrowed", at("exp"), "child outlives its parent"))
-    // 4. Every bound of P is in C, same type, narrowed (`not_narrowed`). Parent names in canonical
-    //    order, so the first failure reported is stable.
-    for (const n of Object.keys(P.bnd).sort(Str.Order)) {
-      if (!has(C.bnd, n)) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child drops bound ${n}`))
-      if (C.bnd[n].t !== P.bnd[n].t) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child retypes bound ${n}`))
-      if (!boundNarrows(C.bnd[n], P.bnd[n])) return yield* Effect.fail(writError("not_narrowed", at(`bnd.${n}`), `child widens bound ${n}`))
+  Effect.suspend(() => failOr(childFailure(child, parent, path)))
+
+const depthFailure = (chain: ReadonlyArray<CheckedWrit>, path: string): WritError | undefined => {
+  const n = chain.length
+  for (let i = 0; i < n; i++) {
+    const d = chain[i].value.bnd.depth
+    if (d !== undefined && n - 1 - i > (d.v as number)) {
+      return writError("not_narrowed", `${path}[${i}].bnd.depth`, `${n - 1 - i} writs below a depth of ${d.v}`)
     }
-    // 5. If P.bnd has `hld`, C.hld is one of its elements (`not_narrowed`).
-    if (P.bnd.hld !== undefined) {
-      const allowed = P.bnd.hld.v
-      if (!allowed.some((k) => k === C.hld)) return yield* Effect.fail(writError("not_narrowed", at("hld"), "holder not in the parent's hld set"))
-    }
-  })
+  }
+  return undefined
+}
 
 /** Section 4, the `depth` rule over a whole chain: the writ at index i of n, if it carries `depth`,
  * has (n - 1 - i) <= depth.v (`not_narrowed`). */
 export const checkDepth = (chain: ReadonlyArray<CheckedWrit>, path = "chain"): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
-    const n = chain.length
-    for (let i = 0; i < n; i++) {
-      const d = chain[i].value.bnd.depth
-      if (d !== undefined && n - 1 - i > (d.v as number)) {
-        return yield* Effect.fail(writError("not_narrowed", `${path}[${i}].bnd.depth`, `${n - 1 - i} writs below a depth of ${d.v}`))
-      }
-    }
-  })
+  Effect.suspend(() => failOr(depthFailure(chain, path)))
 
 /** Section 7 step 2 (and section 9.1 step 2): every writ in the chain passes section 6.1, in array order. */
 export const verifyChainWrits = (chain: ReadonlyArray<ObjectInput>, path = "chain"): Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> =>
   Effect.forEach(chain, (w, i) => verifyWrit(w, `${path}[${i}]`))
 
+// ---------------------------------------------------------------------------------------------
+// A chain as received, verified once (issue 13 item 1; DESIGN.md, "Crypto hot path"). The same
+// chain comes back with every call made under it, byte for byte. Section 6.1 on its writs depends
+// on nothing but those bytes (keys are judged from the bytes too; time is section 7 step 4, not
+// here), so what the writs verified to can be held under a hash of the exact bytes received and
+// given back for the same bytes: one SHA-256 and one lookup instead of a signature per writ. Only
+// a chain whose every writ verified is held, so a hit repeats an acceptance of those very bytes;
+// any other bytes, a changed byte included, miss and are verified in full, with their reason.
+
+/** What a held chain is accounted at, per UTF-16 unit of its text: the flat copy of the text (2
+ * bytes a unit), the values read from it (objects, arrays, strings sliced from the copy) and the
+ * checked writs, which test/writ/received-chain.test.ts measures at under 20 bytes a unit. */
+export const HELD_CHAIN_BYTES_PER_UNIT = 24
+
+const seenKey = (digest: string) => `chain-seen ${digest}`
+const heldKey = (digest: string) => `chain ${digest}`
+
+/**
+ * The writs of a held chain, sharing nothing with the request they came in: read again from a
+ * flat copy of the chain's text (it reads, as it did the first time), each with the identity
+ * already computed. The typed values are rebuilt by section 6.1 step 5, which passed on these
+ * bytes already.
+ */
+const detached = (text: string, writs: ReadonlyArray<CheckedWrit>, path: string): Effect.Effect<ReadonlyArray<CheckedWrit> | undefined, WritError> =>
+  Effect.gen(function* () {
+    const copy = copyString(text)
+    const again = readJson(copy, { maxDepth: 64, integersOnly: true, spanLevels: 2, cut: "sig" })
+    if (Either.isLeft(again) || !Array.isArray(again.right.value) || again.right.value.length !== writs.length) return undefined
+    const reading = again.right
+    const out: Array<CheckedWrit> = []
+    for (let i = 0; i < writs.length; i++) {
+      const json = (reading.value as ReadonlyArray<JsonObject>)[i]
+      const span = reading.spans.get(json)
+      const canonical = span !== undefined && span.canonical ? copy.slice(span.start, span.end) : canonicalText(json)
+      const cut = span?.cut
+      const withoutSig = cut === undefined ? undefined : copy.slice(span!.start, cut[0]) + copy.slice(cut[1], span!.end)
+      const value = yield* writSpec.checkMembers(json, `${path}[${i}]`)
+      out.push(withoutSig === undefined ? { json, value, canonical, id: writs[i].id } : { json, value, canonical, id: writs[i].id, withoutSig })
+    }
+    return out
+  })
+
+/**
+ * Section 7 step 2 (and section 9.1 step 2) on the chain of an object read from received text:
+ * every writ passes section 6.1, in array order, each read off that text (its canonical bytes and
+ * signing input are slices of it, not serialized again). With a VerificationCache in context, a
+ * chain is held once it has been seen twice (a chain seen once is most often never seen again, and
+ * is not worth a copy), and a held chain costs one hash of its bytes.
+ */
+export const verifyReceivedChainWrits = (
+  reading: Reading | undefined,
+  chain: ReadonlyArray<JsonObject>,
+  path = "chain"
+): Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> =>
+  Effect.gen(function* () {
+    const span = reading?.spans.get(chain)
+    if (reading === undefined || span === undefined) return yield* verifyChainWrits(chain, path)
+    const inputs = chain.map((w) => new Within(reading, w))
+    const cache = yield* Effect.serviceOption(VerificationCache)
+    if (Option.isNone(cache)) return yield* verifyChainWrits(inputs, path)
+    // The exact bytes received: the text was read from them strictly (valid UTF-8), so its UTF-8
+    // encoding, which the hash takes, is those bytes.
+    const text = reading.text.slice(span.start, span.end)
+    const digest = hashTextB64(text)
+    const held = yield* cache.value.verified(heldKey(digest))
+    if (Option.isSome(held)) return held.value as ReadonlyArray<CheckedWrit>
+    const writs = yield* verifyChainWrits(inputs, path)
+    if (Option.isNone(yield* cache.value.verified(seenKey(digest)))) {
+      yield* cache.value.hold(seenKey(digest), true, 0)
+    } else {
+      const copy = yield* detached(text, writs, path)
+      if (copy !== undefined) yield* cache.value.hold(heldKey(digest), copy, HELD_CHAIN_BYTES_PER_UNIT * text.length)
+    }
+    return writs
+  })
+
 /** Section 7 step 3: the rest of section 4's chain verification over writs that passed section 6.1:
  * the root's `prv` is null (`chain_broken`); every adjacent pair passes steps 1 to 5, root first;
  * `depth` holds over the chain. */
 export const checkChainLinks = (chain: ReadonlyArray<CheckedWrit>, path = "chain"): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
-    if (chain.length === 0) return yield* Effect.fail(writError("malformed", path, "a chain is not empty"))
+  Effect.suspend(() => {
+    if (chain.length === 0) return Effect.fail(writError("malformed", path, "a chain is not empty"))
     // The root's prv is null.
-    if (chain[0].value.prv !== null) return yield* Effect.fail(writError("chain_broken", `${path}[0].prv`, "the root's prv is not null"))
+    if (chain[0].value.prv !== null) return Effect.fail(writError("chain_broken", `${path}[0].prv`, "the root's prv is not null"))
     // Every adjacent pair, root first.
-    for (let i = 1; i < chain.length; i++) yield* checkChild(chain[i], chain[i - 1], `${path}[${i}]`)
+    for (let i = 1; i < chain.length; i++) {
+      const e = childFailure(chain[i], chain[i - 1], `${path}[${i}]`)
+      if (e !== undefined) return Effect.fail(e)
+    }
     // depth over the whole chain.
-    yield* checkDepth(chain, path)
+    return failOr(depthFailure(chain, path))
   })
 
 /** Section 4's chain verification as an operation: the chain is an array (`malformed`) of at most 8
@@ -98,14 +193,14 @@ export class RootLifetime extends Context.Reference<RootLifetime>()("mandate/wri
 /** Section 7 step 4: for every writ in the chain, `now` < `exp` (`expired`); then section 12's
  * limit on how far ahead the root's `exp` may be (`expired`). */
 export const checkExpiry = (chain: ReadonlyArray<CheckedWrit>, now: number, path = "chain"): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
+  Effect.flatMap(RootLifetime, ({ maxSeconds }) => {
     for (let i = 0; i < chain.length; i++) {
-      if (!(now < chain[i].value.exp)) return yield* Effect.fail(writError("expired", `${path}[${i}].exp`, `expired at ${chain[i].value.exp}, now ${now}`))
+      if (!(now < chain[i].value.exp)) return Effect.fail(writError("expired", `${path}[${i}].exp`, `expired at ${chain[i].value.exp}, now ${now}`))
     }
-    const { maxSeconds } = yield* RootLifetime
     if (chain.length > 0 && maxSeconds !== null && chain[0].value.exp - now > maxSeconds) {
-      return yield* Effect.fail(
+      return Effect.fail(
         writError("expired", `${path}[0].exp`, `the root runs ${chain[0].value.exp - now} s past now, over the ${maxSeconds} s allowed (section 12)`)
       )
     }
+    return Effect.void
   })

@@ -1,7 +1,7 @@
 // The revoke, spec section 9.1: its wire Schema, its section 6.1 member table, and its checks.
 import { Effect, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
-import { checkChainLinks, verifyChainWrits } from "./chain.js"
+import { checkChainLinks, verifyReceivedChainWrits } from "./chain.js"
 import { type WritError, writError } from "./reason.js"
 import {
   binaryValue,
@@ -82,7 +82,7 @@ export const verifyRevoke: (input: ObjectInput, path?: string) => Effect.Effect<
     const r = yield* checkRevoke(input, path)
     const chainPath = path === "" ? "chain" : `${path}.chain`
     // 2. Every writ in chain passes section 6.1, in array order.
-    const chain = yield* verifyChainWrits(r.value.chain, chainPath)
+    const chain = yield* verifyReceivedChainWrits(r.reading, r.value.chain, chainPath)
     // 3. The revoke's signature verifies under iss (`bad_signature`).
     yield* checkSignature(revokeSpec, r, r.value.iss, path)
     // 4. Unless writ is "*": the chain is valid (section 4); its leaf is `writ` (`chain_broken`);

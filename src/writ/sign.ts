@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import type { Json, JsonObject } from "../kernel/json.js"
 import { encodeBase64url } from "../kernel/base64url.js"
 import { encodeCanonical, utf8 } from "../kernel/canonical.js"
-import { hashB64 } from "../kernel/hash.js"
+import { hashB64, hashTextB64 } from "../kernel/hash.js"
 import { Signer } from "../kernel/services.js"
 
 export type ObjectType = "writ" | "call" | "tally" | "revoke" | "ack"
@@ -28,14 +28,14 @@ export const withoutSig = (o: JsonObject): JsonObject => {
 const NUL = new Uint8Array([0])
 
 /** Section 1.4: `<typ> "/" <v> 0x00 <canonical form of the object with sig removed>`. */
-export const signingInput = (typ: ObjectType, v: number, o: JsonObject): Uint8Array => {
-  const prefix = utf8(`${typ}/${v}`)
-  const body = canonicalBytes(withoutSig(o))
-  const out = new Uint8Array(prefix.length + 1 + body.length)
-  out.set(prefix, 0)
-  out.set(NUL, prefix.length)
-  out.set(body, prefix.length + 1)
-  return out
+export const signingInput = (typ: ObjectType, v: number, o: JsonObject): Uint8Array =>
+  signingInputOfText(typ, v, canonicalText(withoutSig(o)))
+
+/** Section 1.4 from the canonical text of the object without `sig` (a verifier that read it off
+ * canonical received text has it without serializing): the one place the bytes are assembled. */
+export const signingInputOfText = (typ: ObjectType, v: number, unsignedCanonical: string): Uint8Array => {
+  const b = Buffer.from(`${typ}/${v}\u0000${unsignedCanonical}`, "utf8")
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 }
 
 /** An object before its signature: the encoded side of an `Unsigned*` Schema (src/writ/wire.ts). */
@@ -50,7 +50,10 @@ export const signObject = <U extends UnsignedObject>(unsigned: U): Effect.Effect
   }))
 
 /** Section 1.5: the identity of a signed object, the hash of its whole canonical form, `sig` included. */
-export const identity = (o: JsonObject): string => hashOf(o)
+export const identity = (o: JsonObject): string => identityOfText(canonicalText(o))
+
+/** Section 1.5 from the object's canonical text, when the verifier already holds it. */
+export const identityOfText = (canonical: string): string => hashTextB64(canonical)
 
 /** Identities by object type (section 1.5); one function underneath, named for the reader. */
 export const writIdentity: (writ: JsonObject) => string = identity

@@ -3,15 +3,14 @@
 // object's Schema (writ.ts, call.ts, tally.ts, revoke.ts, ack.ts); the steps themselves live here
 // once, in the spec's order.
 import { Effect, Either, Option } from "effect"
-import type { Json, JsonObject } from "../kernel/json.js"
-import { jsonDepth, parseJson } from "../kernel/json.js"
-import { utf8 } from "../kernel/canonical.js"
+import type { Json, JsonError, JsonObject, Reading, Span } from "../kernel/json.js"
+import { jsonDepth, readJson } from "../kernel/json.js"
 import { base64urlLength, decodeBase64url } from "../kernel/base64url.js"
 import { hasDidKeyShape } from "../kernel/didkey.js"
 import { verifyWithKeyObject } from "../kernel/ed25519.js"
 import { VerificationCache, verifyingKey } from "../kernel/verification-cache.js"
-import { type WritError, writError } from "./reason.js"
-import { canonicalText, identity, type ObjectType, signingInput } from "./sign.js"
+import { WritError, writError } from "./reason.js"
+import { canonicalText, identityOfText, type ObjectType, signingInput, signingInputOfText } from "./sign.js"
 import { has, isInteger, isJsonObject } from "./bound.js"
 
 /** Section 1.1 rule 7 and section 1.6: the nesting limit. */
@@ -19,12 +18,32 @@ export const MAX_DEPTH = 64
 /** Section 1.6: the longest chain. */
 export const MAX_CHAIN = 8
 
+/**
+ * How received bytes are read: section 1.1 (rule 7 at 64 levels, integers only), with the spans
+ * of the outer three levels (an object, its chain, the chain's writs) and where `sig` sits in
+ * each, so canonical bytes and signing inputs come from the text as received (section 1.2, 1.4).
+ */
+const READ_OPTIONS = { maxDepth: 64, integersOnly: true, spanLevels: 3, cut: "sig" } as const
+
 /** Bytes exactly as received from outside (a request body, a file). Parsed JSON values are passed
  * as plain `Json` instead; a verifier receiving bytes applies section 1.1 while it reads them. */
 export class Received {
+  #reading: Either.Either<Reading, JsonError> | undefined
   constructor(readonly bytes: Uint8Array | string) {}
+  /** The one strict reading of these bytes (section 1.1), made the first time it is asked for:
+   * a binding that reads the body to dispatch it and the verifier after it share it. */
+  get reading(): Either.Either<Reading, JsonError> {
+    if (this.#reading === undefined) this.#reading = readJson(this.bytes, READ_OPTIONS)
+    return this.#reading
+  }
 }
-export type ObjectInput = Received | Json
+
+/** A value read strictly as part of a larger received object (a writ in a call's chain): rules 2
+ * to 4 and the nesting limit already hold for it, and its text is in `reading`. */
+export class Within {
+  constructor(readonly reading: Reading, readonly value: Json) {}
+}
+export type ObjectInput = Received | Within | Json
 
 /**
  * A body that travels beside a signed object (a tally's result body, an ack's body: sections 6,
@@ -39,17 +58,21 @@ export type BodyInput = Received | { readonly value: Json }
 export const readBody = (body: BodyInput, path: string): Effect.Effect<Json, WritError> =>
   Effect.suspend(() => {
     if (!(body instanceof Received)) return Effect.succeed(body.value)
-    const r = parseJson(body.bytes, { maxDepth: MAX_DEPTH, integersOnly: true })
-    return Either.isLeft(r) ? Effect.fail(writError(r.left.reason, path, `the body: ${r.left.message}`)) : Effect.succeed(r.right)
+    const r = body.reading
+    return Either.isLeft(r) ? Effect.fail(writError(r.left.reason, path, `the body: ${r.left.message}`)) : Effect.succeed(r.right.value)
   })
 
 /** An object that passed section 6.1 steps 1 to 5: its parsed JSON (unknown members kept, for
- * the signing input and identity), its typed value, its canonical text, and its identity. */
+ * the signing input and identity), its typed value, its canonical text, and its identity. When it
+ * was read from received text: that reading (its chain's writs are read from it too) and, when the
+ * text was canonical, the canonical text without `sig` (section 1.4's signing input, less prefix). */
 export interface Checked<A> {
   readonly json: JsonObject
   readonly value: A
   readonly canonical: string
   readonly id: string
+  readonly reading?: Reading
+  readonly withoutSig?: string
 }
 
 /** What one object type declares for section 6.1. */
@@ -67,67 +90,89 @@ export interface ObjectSpec<A> {
 
 const at = (path: string, member: string): string => (path === "" ? member : `${path}.${member}`)
 
-const byteLength = (b: Uint8Array | string): number => (typeof b === "string" ? utf8(b).length : b.length)
+const byteLength = (b: Uint8Array | string): number => (typeof b === "string" ? Buffer.byteLength(b, "utf8") : b.length)
 
-/** Section 6.1 steps 1 to 5 for one object of the given type. */
+/** Section 6.1 steps 1 to 5 for one object of the given type. Steps 1 to 4 are a plain function
+ * (the first failure, or what step 5 needs), step 5 the type's own Effect: a generator for the
+ * steps would cost more than they do on a call whose chain is held. */
 export const checkObject = <A>(spec: ObjectSpec<A>, input: ObjectInput, path = ""): Effect.Effect<Checked<A>, WritError> =>
-  Effect.gen(function* () {
-    // Step 1 (received bytes): byte length within section 1.6 before parsing (`too_large`).
-    let parsed: Json
-    if (input instanceof Received) {
-      if (byteLength(input.bytes) > spec.maxBytes) {
-        return yield* Effect.fail(writError("too_large", path || undefined, `${spec.typ} over ${spec.maxBytes} bytes`))
-      }
-      // Step 1 nesting (`too_large`, found before anything else is read), then step 2, section 1.1
-      // rules 2 to 4 anywhere in the object (`noncanonical`); the reader applies both as it reads.
-      const r = parseJson(input.bytes, { maxDepth: MAX_DEPTH, integersOnly: true })
-      if (Either.isLeft(r)) return yield* Effect.fail(writError(r.left.reason, path || undefined, r.left.message))
-      parsed = r.right
-    } else {
-      // A value nested in an object that was read strictly: rules 2 to 4 already hold for it.
-      // Step 1 nesting.
-      if (jsonDepth(input) > MAX_DEPTH) return yield* Effect.fail(writError("too_large", path || undefined, "nesting over 64 levels"))
-      parsed = input
-    }
-    // Step 1 (canonical bytes after parsing) (`too_large`).
-    const canonical = canonicalText(parsed)
-    if (utf8(canonical).length > spec.maxBytes) {
-      return yield* Effect.fail(writError("too_large", path || undefined, `${spec.typ} over ${spec.maxBytes} canonical bytes`))
-    }
-    // Every protocol object is an object (section 1.1 rule 1 and the member tables).
-    if (!isJsonObject(parsed)) return yield* Effect.fail(writError("malformed", path || undefined, `a ${spec.typ} is an object`))
-    const o = parsed
-    // Step 2: section 1.1 rule 5 for the object's own binary members whose value is a string,
-    // judged from the characters (nothing is decoded).
-    for (const [p, s] of spec.binaryMembers(o)) {
-      if (Option.isNone(base64urlLength(s))) return yield* Effect.fail(writError("noncanonical", at(path, p), "not canonical base64url"))
-    }
-    // Step 3: `v` is the integer 1 (`unsupported_version`), then `typ` (`wrong_type`).
-    if (o.v !== 1) return yield* Effect.fail(writError("unsupported_version", at(path, "v"), "v is not 1"))
-    if (o.typ !== spec.typ) return yield* Effect.fail(writError("wrong_type", at(path, "typ"), `expected typ ${spec.typ}`))
-    // Step 4: `crit` (section 1.7).
-    yield* checkCrit(spec, o, path)
+  Effect.suspend(() => {
+    const read = stepsOneToFour(spec, input, path)
+    if (read instanceof WritError) return Effect.fail(read)
+    const { o, canonical, reading, span } = read
     // Step 5: the remaining members, in member-table order.
-    const value = yield* spec.checkMembers(o, path)
-    return { json: o, value, canonical, id: identity(o) }
+    return Effect.map(spec.checkMembers(o, path), (value): Checked<A> => {
+      const cut = span?.cut
+      const withoutSig = cut === undefined ? undefined : reading!.text.slice(span!.start, cut[0]) + reading!.text.slice(cut[1], span!.end)
+      // Section 1.5: the identity is the hash of the canonical form just found, hashed once.
+      return { json: o, value, canonical, id: identityOfText(canonical), reading, withoutSig }
+    })
   })
+
+const stepsOneToFour = <A>(
+  spec: ObjectSpec<A>,
+  input: ObjectInput,
+  path: string
+): WritError | { readonly o: JsonObject; readonly canonical: string; readonly reading: Reading | undefined; readonly span: Span | undefined } => {
+  // Step 1 (received bytes): byte length within section 1.6 before parsing (`too_large`).
+  let parsed: Json
+  let reading: Reading | undefined
+  if (input instanceof Received) {
+    if (byteLength(input.bytes) > spec.maxBytes) return writError("too_large", path || undefined, `${spec.typ} over ${spec.maxBytes} bytes`)
+    // Step 1 nesting (`too_large`, winning over every later rule), then step 2, section 1.1
+    // rules 2 to 4 anywhere in the object (`noncanonical`); the reader applies both as it reads.
+    const r = input.reading
+    if (Either.isLeft(r)) return writError(r.left.reason, path || undefined, r.left.message)
+    reading = r.right
+    parsed = reading.value
+  } else if (input instanceof Within) {
+    // Part of an object read strictly within 64 levels: rules 2 to 4 and step 1 nesting hold.
+    reading = input.reading
+    parsed = input.value
+  } else {
+    // A value nested in an object that was read strictly: rules 2 to 4 already hold for it.
+    // Step 1 nesting.
+    if (jsonDepth(input) > MAX_DEPTH) return writError("too_large", path || undefined, "nesting over 64 levels")
+    parsed = input
+  }
+  // Step 1 (canonical bytes after parsing) (`too_large`). Text that was canonical as received is
+  // its own canonical form; anything else is serialized (section 1.2).
+  const span = reading === undefined || parsed === null || typeof parsed !== "object" ? undefined : reading.spans.get(parsed)
+  const canonical = span !== undefined && span.canonical ? reading!.text.slice(span.start, span.end) : canonicalText(parsed)
+  if (Buffer.byteLength(canonical, "utf8") > spec.maxBytes) {
+    return writError("too_large", path || undefined, `${spec.typ} over ${spec.maxBytes} canonical bytes`)
+  }
+  // Every protocol object is an object (section 1.1 rule 1 and the member tables).
+  if (!isJsonObject(parsed)) return writError("malformed", path || undefined, `a ${spec.typ} is an object`)
+  const o = parsed
+  // Step 2: section 1.1 rule 5 for the object's own binary members whose value is a string,
+  // judged from the characters (nothing is decoded).
+  for (const [p, s] of spec.binaryMembers(o)) {
+    if (Option.isNone(base64urlLength(s))) return writError("noncanonical", at(path, p), "not canonical base64url")
+  }
+  // Step 3: `v` is the integer 1 (`unsupported_version`), then `typ` (`wrong_type`).
+  if (o.v !== 1) return writError("unsupported_version", at(path, "v"), "v is not 1")
+  if (o.typ !== spec.typ) return writError("wrong_type", at(path, "typ"), `expected typ ${spec.typ}`)
+  // Step 4: `crit` (section 1.7).
+  const crit = critFailure(spec, o, path)
+  if (crit !== undefined) return crit
+  return { o, canonical, reading, span }
+}
 
 /** Section 6.1 step 4: `crit` is an array of strings (`malformed`); then each name, in array
  * order, is understood (`unsupported_critical`) and present (`malformed`). */
-const checkCrit = (spec: ObjectSpec<unknown>, o: JsonObject, path: string): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
-    if (!has(o, "crit")) return
-    const crit = o.crit
-    if (!Array.isArray(crit) || !crit.every((n) => typeof n === "string")) {
-      return yield* Effect.fail(writError("malformed", at(path, "crit"), "crit is an array of strings"))
+const critFailure = (spec: ObjectSpec<unknown>, o: JsonObject, path: string): WritError | undefined => {
+  if (!has(o, "crit")) return undefined
+  const crit = o.crit
+  if (!Array.isArray(crit) || !crit.every((n) => typeof n === "string")) return writError("malformed", at(path, "crit"), "crit is an array of strings")
+  for (const name of crit as ReadonlyArray<string>) {
+    if (!spec.members.includes(name)) {
+      return writError("unsupported_critical", at(path, "crit"), `critical member ${JSON.stringify(name)} is not understood`)
     }
-    for (const name of crit as ReadonlyArray<string>) {
-      if (!spec.members.includes(name)) {
-        return yield* Effect.fail(writError("unsupported_critical", at(path, "crit"), `critical member ${JSON.stringify(name)} is not understood`))
-      }
-      if (!has(o, name)) return yield* Effect.fail(writError("malformed", at(path, "crit"), `critical member ${JSON.stringify(name)} is absent`))
-    }
-  })
+    if (!has(o, name)) return writError("malformed", at(path, "crit"), `critical member ${JSON.stringify(name)} is absent`)
+  }
+  return undefined
+}
 
 // ---------------------------------------------------------------------------------------------
 // Step 6: the signature. A check that passed is remembered in the VerificationCache service when
@@ -136,19 +181,17 @@ const checkCrit = (spec: ObjectSpec<unknown>, o: JsonObject, path: string): Effe
 
 /** Section 6.1 step 6: `sig` verifies under `signer` (a key already checked by step 5). */
 export const checkSignature = <A>(spec: ObjectSpec<A>, c: Checked<A>, signer: string, path = ""): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
+  Effect.flatMap(Effect.serviceOption(VerificationCache), (cache) => {
     const check = `${spec.typ} ${c.id} ${signer}`
-    const cache = yield* Effect.serviceOption(VerificationCache)
-    if (Option.isSome(cache) && (yield* cache.value.passed(check))) return
-    const key = yield* verifyingKey(signer)
-    // `sig` passed step 5 (86 characters, 64 bytes) before this step runs.
-    const sig = typeof c.json.sig === "string" ? decodeBase64url(c.json.sig) : Option.none()
-    const ok =
-      Option.isSome(key) &&
-      Option.isSome(sig) &&
-      verifyWithKeyObject(key.value.object, signingInput(spec.typ, 1, c.json), sig.value)
-    if (!ok) return yield* Effect.fail(writError("bad_signature", at(path, "sig"), `signature does not verify under ${signer}`))
-    if (Option.isSome(cache)) yield* cache.value.remember(check)
+    const verify = Effect.flatMap(Option.isSome(cache) ? cache.value.key(signer) : verifyingKey(signer), (key) => {
+      // `sig` passed step 5 (86 characters, 64 bytes) before this step runs.
+      const sig = typeof c.json.sig === "string" ? decodeBase64url(c.json.sig) : Option.none()
+      const message = c.withoutSig === undefined ? signingInput(spec.typ, 1, c.json) : signingInputOfText(spec.typ, 1, c.withoutSig)
+      const ok = Option.isSome(key) && Option.isSome(sig) && verifyWithKeyObject(key.value.object, message, sig.value)
+      if (!ok) return Effect.fail(writError("bad_signature", at(path, "sig"), `signature does not verify under ${signer}`))
+      return Option.isSome(cache) ? cache.value.remember(check) : Effect.void
+    })
+    return Option.isNone(cache) ? verify : Effect.flatMap(cache.value.passed(check), (passed) => (passed ? Effect.void : verify))
   })
 
 /** Section 6.1 in full: steps 1 to 5, then the signature under `signerOf(value)` (step 6). */
@@ -181,9 +224,10 @@ export const memberKey = (o: JsonObject, name: string, path: string): Check<stri
   Effect.suspend(() => {
     const v = o[name]
     if (typeof v !== "string") return Effect.fail(writError("malformed", at(path, name), `${name} is a key string`))
-    const notKey = writError("bad_key", at(path, name), `${name} is not an Ed25519 did:key`)
-    if (!hasDidKeyShape(v)) return Effect.fail(notKey)
-    return Effect.flatMap(verifyingKey(v), (k) => (Option.isSome(k) ? Effect.succeed(v) : Effect.fail(notKey)))
+    // Built only when refused: an error captures a stack, which a passing key should not pay for.
+    const notKey = () => writError("bad_key", at(path, name), `${name} is not an Ed25519 did:key`)
+    if (!hasDidKeyShape(v)) return Effect.fail(notKey())
+    return Effect.flatMap(verifyingKey(v), (k) => (Option.isSome(k) ? Effect.succeed(v) : Effect.fail(notKey())))
   })
 
 /** A binary member decoding to exactly `len` bytes, or at least `min` bytes (section 1.1 rule 5).
@@ -249,7 +293,7 @@ export const chainShape = <T extends ObjectInput = JsonObject>(v: unknown, p: st
     for (let i = 0; i < v.length; i++) {
       // An element still held as received bytes is judged an object by its first character.
       const e = v[i]
-      const isObj = e instanceof Received ? receivedIsObject(e) : isJsonObject(e)
+      const isObj = e instanceof Received ? receivedIsObject(e) : e instanceof Within ? isJsonObject(e.value) : isJsonObject(e)
       if (!isObj) return Effect.fail(writError("malformed", `${p}[${i}]`, "a chain holds objects"))
     }
     return Effect.succeed(v as ReadonlyArray<T>)

@@ -135,9 +135,12 @@ export const writHttpApp = (
     if (body._tag === "too_large") return yield* refuse("call", 400, "too_large", peer)
     if (body._tag === "error") return yield* refuse("call", 400, HTTP_CODES.bodyUnreadable, peer)
     const bytes = body.bytes
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
     const received = new Received(bytes)
-    if (scanDepth(text) > maxDepth) {
+    // At section 1.6's limit the binding reads the body with the executor's own strict reading,
+    // which `received` keeps: the executor verifies from it, so the body is parsed once (issue 13).
+    // A reading that fails, or another limit, takes the scan below first, as it always did.
+    const shared = maxDepth === DEFAULT_MAX_DEPTH ? Either.map(received.reading, (r) => r.value) : undefined
+    if ((shared === undefined || Either.isLeft(shared)) && scanDepth(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")) > maxDepth) {
       // Refused before parsing. When the binding's limit is at least section 1.6's, the
       // executor's section 7 step 1 refuses it too (it scans depth before building anything) and
       // writes the audit entry (section 9.3); a body within 64 levels is never handed over here.
@@ -147,7 +150,7 @@ export const writHttpApp = (
     }
 
     // Strict reading (section 1.1), then dispatch on `typ`.
-    const parsed = parseJson(bytes, { maxDepth, integersOnly: true })
+    const parsed = shared ?? parseJson(bytes, { maxDepth, integersOnly: true })
     if (Either.isLeft(parsed)) {
       // The executor answers the same unsigned error and writes its audit entry (section 9.3).
       const a = yield* executor.call(received, peer)
