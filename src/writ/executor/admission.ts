@@ -159,8 +159,15 @@ const admitChecked = (
     // Step 6: this executor is the leaf holder.
     if (leaf.value.hld !== env.did) yield* refuse("wrong_executor")
     // Steps 7 to 10 (and step 11's pending record) are atomic with other calls and with
-    // recording a revoke.
-    return yield* env.gate.admit({ writs: chainIds, issuers }, Effect.gen(function*() {
+    // recording a revoke. The running entry is made inside the step, so a revoke recorded after it
+    // tells the operation to stop (section 9.1); it is taken back if the step's writes turn out
+    // not to be durable (a gate that commits several steps together fails them all, section 9).
+    let mine: Deferred.Deferred<void> | undefined
+    // Step 7 against the revokes this process could not persist (section 9), before the gate too:
+    // they are only ever added to, so one that covers the chain now covers it inside the gate, and
+    // a store that cannot even begin a transaction still answers `revoked` for them.
+    if (!standing && unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
+    const found = yield* env.gate.admit({ writs: chainIds, issuers }, Effect.gen(function*() {
       // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
       if (!standing) {
         const revoked = yield* env.revokes.covers(chainIds, issuers)
@@ -209,9 +216,16 @@ const admitChecked = (
       )
       const stop = yield* Deferred.make<void>()
       state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
-      rememberIssuers(env, issuers)
+      mine = stop
       return { _tag: "accepted", accepted, stop } as Found
-    }))
+    })).pipe(
+      Effect.tapErrorTag("StoreError", () =>
+        Effect.sync(() => {
+          if (mine !== undefined && state.running.get(checked.id)?.stop === mine) state.running.delete(checked.id)
+        }))
+    )
+    if (found._tag === "accepted") rememberIssuers(env, issuers)
+    return found
   }).pipe(
     Effect.catchTags({
       WritError: (e) => Effect.fail(refusalOf(e)),
