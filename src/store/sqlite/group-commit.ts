@@ -18,7 +18,7 @@
 // of waiting for a batch that could only start after it.
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { type Chunk, Context, Deferred, Effect, Exit, Layer, Queue } from "effect"
+import { Chunk, Context, Deferred, Effect, Exit, Layer, Queue } from "effect"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
 import { StoreError } from "../../accounting/store-error.js"
 import { AdmissionGate, type AdmissionGateService } from "../../writ/executor/admission-gate.js"
@@ -52,6 +52,12 @@ interface Item {
   readonly step: Effect.Effect<unknown, unknown>
   readonly done: Deferred.Deferred<unknown, unknown>
 }
+
+/** One turn of the event loop (its I/O callbacks run first), no timer. */
+const turn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 const stopped = (location: string) =>
   new StoreError({ operation: "sqlite.groupCommit", store: location, message: "the store was closed before the step committed" })
@@ -88,7 +94,16 @@ export const make = (options: GroupCommitOptions = {}) =>
         Effect.onInterrupt(() => Effect.forEach(items, (item) => Deferred.fail(item.done, stopped(location)), { discard: true }))
       )
 
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.takeBetween(queue, 1, maxBatch), runBatch)))
+    // The first step is taken as soon as there is one; then the batcher lets the event loop turn
+    // once, so requests already read (whose handlers are about to submit their steps) join this
+    // batch instead of each waiting out a COMMIT of its own: better-sqlite3 runs COMMIT and its
+    // fsync synchronously, so nothing else runs meanwhile. When idle, that turn is all it costs.
+    const take = Effect.gen(function*() {
+      const first = yield* Queue.take(queue)
+      yield* turn
+      return Chunk.prepend(yield* Queue.takeUpTo(queue, maxBatch - 1), first)
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(take, runBatch)))
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(Effect.sync(() => (closed = true)), () =>
         Effect.flatMap(Queue.takeAll(queue), (left) =>
