@@ -112,11 +112,13 @@ export const rig = (
     readonly forwarder?: ForwarderService
     readonly shutdownGrace?: Duration.DurationInput
     readonly refusalAudit?: BucketOptions
+    readonly replayAudit?: BucketOptions
   }
 ): Effect.Effect<ExecutorService, never, Scope.Scope> =>
   makeExecutorWith({
     ...(options.shutdownGrace === undefined ? {} : { shutdownGrace: options.shutdownGrace }),
-    ...(options.refusalAudit === undefined ? {} : { refusalAudit: options.refusalAudit })
+    ...(options.refusalAudit === undefined ? {} : { refusalAudit: options.refusalAudit }),
+    ...(options.replayAudit === undefined ? {} : { replayAudit: options.replayAudit })
   }).pipe(
     Effect.provide(
       Context.merge(

@@ -10,13 +10,15 @@
 //   revocation.ts  sections 9.1 and 9.4
 //   recovery.ts    section 9 after a restart
 //   audit.ts       section 9.3;  answers.ts: what a call or revoke is answered (section 10)
-import { Context, Effect, Fiber, FiberSet, Layer, type Scope } from "effect"
+import { Context, Effect, Fiber, FiberSet, Layer, Option, type Scope } from "effect"
 import type { ObjectInput } from "../verify.js"
 import { admit } from "./admission.js"
 import type { CallAnswer, RevokeAnswer } from "./answers.js"
 import { auditAnswer, auditUnidentified, flushSuppressed, peerNameOf } from "./audit.js"
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
+import { replayKeyOf } from "./replay-table.js"
+import { answerReplay, rememberReplay } from "./replays.js"
 import { revoke } from "./revocation.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
@@ -53,10 +55,16 @@ export interface ExecutorService {
 
 export class Executor extends Context.Tag("mandate/writ/Executor")<Executor, ExecutorService>() {}
 
-/** Section 7: admission, then the accepted operation on a fiber of its own. */
+/** Section 7: a replay of bytes already verified from the lookup (replays.ts), else admission,
+ * then the accepted operation on a fiber of its own. */
 const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<CallAnswer> =>
   Effect.gen(function*() {
-    const admitted = yield* admit(env, input, peer)
+    const key = replayKeyOf(input)
+    if (key !== null) {
+      const replayed = yield* answerReplay(env, key, peer)
+      if (Option.isSome(replayed)) return replayed.value
+    }
+    const admitted = yield* admit(env, input, peer, key)
     if (admitted._tag === "answered") return admitted.answer
     const { accepted, checked } = admitted
     const { state } = env
@@ -73,6 +81,8 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
       Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
     ))
     const answer = yield* Fiber.join(work)
+    // Only a final tally that was persisted is remembered (a pending one is not an answer to keep).
+    if (key !== null) rememberReplay(env, key, checked, admitted.chain, answer)
     // Written with the final tally unless that step failed (then the pending answer is audited).
     if (!state.auditBases.has(accepted.call)) return answer
     state.auditBases.delete(accepted.call)
