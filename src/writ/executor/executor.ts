@@ -64,22 +64,32 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
       const replayed = yield* answerReplay(env, key, peer)
       if (Option.isSome(replayed)) return replayed.value
     }
-    const admitted = yield* admit(env, input, peer, key)
-    if (admitted._tag === "answered") return admitted.answer
+    // Admission and handing the accepted work to its own fiber are one uninterruptible stretch: a
+    // caller that goes away while its step waits for a batch's COMMIT (group commit) must not
+    // leave a pending record and a running entry that no operation will ever settle.
+    const started = yield* Effect.uninterruptible(Effect.gen(function*() {
+      const admitted = yield* admit(env, input, peer, key)
+      if (admitted._tag === "answered") return admitted
+      const { accepted, checked } = admitted
+      const { state } = env
+      // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
+      // work runs to its tally on a fiber the executor's scope owns: a caller that goes away (a
+      // dropped connection) neither cancels it nor leaves its record pending.
+      state.auditBases.set(accepted.call, admitted.base)
+      // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
+      // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
+      // that races its stop signal (section 9.1) must still be able to interrupt the loser.
+      // Every log line of the accepted work names the call and its leaf writ.
+      const work = yield* FiberSet.run(state.work, Effect.interruptible(perform(env, admitted)).pipe(
+        Effect.annotateLogs({ call: accepted.call, leaf: accepted.leaf }),
+        Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
+      ))
+      return { _tag: "started", admitted, work } as const
+    }))
+    if (started._tag === "answered") return started.answer
+    const { admitted, work } = started
     const { accepted, checked } = admitted
     const { state } = env
-    // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
-    // work runs to its tally on a fiber the executor's scope owns: a caller that goes away (a
-    // dropped connection) neither cancels it nor leaves its record pending.
-    state.auditBases.set(accepted.call, admitted.base)
-    // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
-    // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
-    // that races its stop signal (section 9.1) must still be able to interrupt the loser.
-    // Every log line of the accepted work names the call and its leaf writ.
-    const work = yield* FiberSet.run(state.work, Effect.interruptible(perform(env, admitted)).pipe(
-      Effect.annotateLogs({ call: accepted.call, leaf: accepted.leaf }),
-      Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
-    ))
     const answer = yield* Fiber.join(work)
     // Only a final tally that was persisted is remembered (a pending one is not an answer to keep).
     if (key !== null) rememberReplay(env, key, checked, admitted.chain, answer)
