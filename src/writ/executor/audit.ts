@@ -58,10 +58,15 @@ export const auditRefusal = (env: ExecutorEnv, entry: AuditEntry) =>
  * allowance, or counts it: anyone holding a call's bytes can send them again, so replays are rows
  * an unauthenticated sender could make the executor write (section 9.3, bounded by rate per peer).
  */
-export const auditReplay = (env: ExecutorEnv, base: AuditBase, answer: Extract<CallAnswer, { _tag: "tally" }>) =>
+export const auditReplay = (
+  env: ExecutorEnv,
+  base: AuditBase,
+  answer: Extract<CallAnswer, { _tag: "tally" }>,
+  signed: string = identity(answer.tally)
+) =>
   auditBounded(
     env,
-    { ...base, outcome: "replay", reason: (answer.tally.err as { code?: string } | null)?.code ?? null, signed: identity(answer.tally) },
+    { ...base, outcome: "replay", reason: (answer.tally.err as { code?: string } | null)?.code ?? null, signed },
     env.state.replayAudit,
     env.state.suppressedReplays,
     "replays"

@@ -23,6 +23,8 @@ export interface ReplayEntry {
   readonly checked: CheckedCall
   readonly chain: ReadonlyArray<CheckedWrit>
   readonly answer: Extract<CallAnswer, { readonly _tag: "tally" }>
+  /** The identity of the answer's tally, for its audit row (hashed once, not per replay). */
+  readonly signed: string
   readonly bytes: number
 }
 

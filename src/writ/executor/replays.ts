@@ -21,7 +21,7 @@ import { entryBytes, type ReplayEntry } from "./replay-table.js"
 import type { Peer } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type AuditBase, type ExecutorEnv, signWith } from "./state.js"
-import { signRefusal } from "./tally-sign.js"
+import { identity, signRefusal } from "./tally-sign.js"
 
 /** Lookups of received bytes, by outcome: `answered` (the stored answer), `refused` (a check of
  * live-checks.ts failed), `missed` (not in the table, or a store that could not be read). */
@@ -29,7 +29,12 @@ export const replayLookups = Metric.counter("mandate_writ_replay_lookups", {
   description: "replays looked up by their received bytes (section 7 step 9 without cryptography)",
   incremental: true
 })
-const counted = (outcome: "answered" | "refused" | "missed") => Metric.increment(Metric.tagged(replayLookups, "outcome", outcome))
+const byOutcome = {
+  answered: Metric.increment(Metric.tagged(replayLookups, "outcome", "answered")),
+  refused: Metric.increment(Metric.tagged(replayLookups, "outcome", "refused")),
+  missed: Metric.increment(Metric.tagged(replayLookups, "outcome", "missed"))
+}
+const counted = (outcome: keyof typeof byOutcome) => byOutcome[outcome]
 
 /** Remembers the final answer of a verified call under the key of its received bytes. */
 export const rememberReplay = (
@@ -40,7 +45,7 @@ export const rememberReplay = (
   answer: CallAnswer
 ): void => {
   if (answer._tag !== "tally" || answer.tally.st === "pending") return
-  const entry: ReplayEntry = { checked, chain, answer, bytes: entryBytes(checked, answer) }
+  const entry: ReplayEntry = { checked, chain, answer, signed: identity(answer.tally), bytes: entryBytes(checked, answer) }
   env.state.replays.set(key, entry)
 }
 
@@ -66,7 +71,7 @@ export const answerReplay = (env: ExecutorEnv, key: string, peer: Peer): Effect.
         yield* checkRevoked(env, chain.map((w) => w.id), chain.map((w) => w.value.iss), standing)
         yield* checkPeer(env, peer, K.from)
         // Step 9: the final entry, byte for byte.
-        yield* auditReplay(env, base, entry.answer)
+        yield* auditReplay(env, base, entry.answer, entry.signed)
         yield* counted("answered")
         return Option.some<CallAnswer>(entry.answer)
       }).pipe(
