@@ -11,8 +11,13 @@
 //   4. SIGKILL, restart on the same store: the count and the total stay spent (a new call is
 //      refused; the remainder T mod A is still accepted exactly once), the replay is answered from
 //      the store byte for byte, sys/tallies still lists one, and nothing ran twice.
-// Every check is asserted; any violation exits non-zero. Calls per second are printed beside the
-// Ed25519 limit measured in this run with node:crypto (one verify plus one sign per call), as a ratio.
+// Every check is asserted; any violation exits non-zero. The races' calls per second are printed
+// beside the Ed25519 limit measured in this run with node:crypto (one verify plus one sign per
+// call), as a ratio; the replays' beside a trivial node:http server (its own process, answering a
+// fixed body of the replay answer's size) driven by the same driver at the same concurrency, each
+// measured just before and after the phase it is compared with. The last line:
+//   executor: count R total R replay R (durable)
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { join } from "node:path"
@@ -81,6 +86,41 @@ const makeDriver = (url: string, concurrency: number) => {
 const bytesOf = (o: JsonObject) => Buffer.from(encodeCanonical(o, "utf16"), "utf8")
 
 // ---------------------------------------------------------------------------------------------
+// Baseline for replays: the least an HTTP answer costs here. A node:http server in a process of
+// its own (as the executor is) reads the body and answers a fixed body of `size` bytes.
+
+const TRIVIAL = `const size = Number(process.argv[1]); const body = Buffer.alloc(size, 0x61);
+require("node:http").createServer((req, res) => {
+  req.on("data", () => {}); req.on("end", () => { res.writeHead(200, { "content-type": "application/writ+json", "content-length": size }); res.end(body) })
+}).listen(0, "127.0.0.1", function () { console.log("PORT " + this.address().port) })`
+
+const spawnTrivial = (size: number): Promise<{ url: string; kill: () => void }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["-e", TRIVIAL, String(size)], { stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    child.stdout.on("data", (d) => {
+      out += d
+      const m = out.match(/PORT (\d+)/)
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}/writ`, kill: () => child.kill("SIGKILL") })
+    })
+    child.on("error", reject)
+    child.on("exit", (code) => reject(new Error(`trivial server exited ${code}`)))
+  })
+
+/** Answers per second of the trivial server to `count` posts of `body` at `concurrency`. */
+const trivialRate = async (url: string, concurrency: number, count: number, body: Buffer): Promise<number> => {
+  const d = makeDriver(url, concurrency)
+  try {
+    let bad = 0
+    const secs = await d.race(count, () => body, (_, a) => void (a.status === 200 || bad++))
+    if (bad > 0) throw new Error(`trivial server: ${bad} answers not 200`)
+    return count / secs
+  } finally {
+    d.close()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 export async function run(args: ReadonlyArray<string>): Promise<void> {
   // N workers on PostgreSQL (issue 13 item 4): scripts/bench/_executor-workers.ts.
@@ -111,6 +151,8 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
 
   let server: ServeProcess | undefined
   let driver: ReturnType<typeof makeDriver> | undefined
+  let trivial: { url: string; kill: () => void } | undefined
+  const ratios = { count: 0, total: 0, replay: 0 }
   try {
     // The writs, and every call signed before the clock starts.
     const wCount = writ(root, exec, { act: prefix("bench/"), uses: { t: "count", v: 1 } })
@@ -157,7 +199,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
         countOther.set(k, (countOther.get(k) ?? 0) + 1)
       }
     }))
-    rate(N, s1, "count race")
+    ratios.count = rate(N, s1, "count race") / limit
     check(countOk.length === 1, `count 1: exactly one of ${N} accepted (got ${countOk.length})`)
     check(countOther.size === 1 && countOther.get("failed/count_exhausted") === N - 1,
       `count 1: the other ${N - 1} refused count_exhausted (${JSON.stringify([...countOther])})`)
@@ -185,7 +227,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
         totalOther.set(k, (totalOther.get(k) ?? 0) + 1)
       }
     }))
-    rate(N, s2, "total race")
+    ratios.total = rate(N, s2, "total race") / limit
     check(totalOk === expectTotal, `total ${T}: exactly floor(${T}/${A}) = ${expectTotal} of ${N} accepted (got ${totalOk})`)
     check(totalOther.size === (N > expectTotal ? 1 : 0) && (totalOther.get("failed/total_exhausted") ?? 0) === N - expectTotal,
       `total: the other ${N - expectTotal} refused total_exhausted (${JSON.stringify([...totalOther])})`)
@@ -197,6 +239,11 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     let samePending = 0
     let onceOther = 0
     const unsure: Array<Buffer> = []
+    // The trivial server answers as many bytes as the replay does.
+    const onceAnswer = await d.post(onceBytes)
+    trivial = await spawnTrivial(onceAnswer.bytes.length)
+    await trivialRate(trivial.url, C, 1000, onceBytes) // warm-up
+    const trivialBefore = await trivialRate(trivial.url, C, Math.min(M, 10_000), onceBytes)
     const s3 = await phase(() => d.race(M, () => onceBytes, (_, a) => {
       if (final !== undefined && a.bytes.equals(final)) return void sameFinal++
       if (pending !== undefined && a.bytes.equals(pending)) return void samePending++
@@ -212,7 +259,10 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
         if (unsure.length < 3) unsure.push(a.bytes)
       }
     }))
-    rate(M, s3, "replay of one signed call")
+    const replayRate = M / s3
+    const trivialAround = (trivialBefore + await trivialRate(trivial.url, C, Math.min(M, 10_000), onceBytes)) / 2
+    console.log(`  replay of one signed call: ${M} calls in ${s3.toFixed(1)} s = ${replayRate.toFixed(0)} calls/s; trivial node:http beside it ${trivialAround.toFixed(0)} /s; ratio ${(replayRate / trivialAround).toFixed(3)}`)
+    ratios.replay = replayRate / trivialAround
     check(final !== undefined && onceOther === 0 && sameFinal + samePending === M,
       `M=${M} copies: ${sameFinal} byte-identical final answers, ${samePending} byte-identical pending tallies (sent while it ran), ${onceOther} other${unsure.length > 0 ? `: ${unsure.map(String).join(" | ")}` : ""}`)
     const pendingTally = pending === undefined ? undefined : tallyOf({ status: 200, bytes: pending })
@@ -252,6 +302,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     check(ranAfter.length === ranBefore.length + 1, `after the restart only the remainder call ran (${ranAfter.length - ranBefore.length} new runs)`)
   } finally {
     driver?.close()
+    trivial?.kill()
     await server?.kill()
   }
   if (violations.length > 0) {
@@ -260,4 +311,6 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     throw new Error(`executor concurrency proof failed: ${violations.join("; ")}`)
   }
   console.log("executor concurrency proof: every check held")
+  const r = (x: number) => x.toFixed(2)
+  console.log(`executor: count ${r(ratios.count)} total ${r(ratios.total)} replay ${r(ratios.replay)} (${synchronous === "full" ? "durable" : "synchronous=normal"})`)
 }

@@ -112,25 +112,30 @@ export const rig = (
     readonly forwarder?: ForwarderService
     readonly shutdownGrace?: Duration.DurationInput
     readonly refusalAudit?: BucketOptions
+    readonly replayAudit?: BucketOptions
   }
 ): Effect.Effect<ExecutorService, never, Scope.Scope> =>
   makeExecutorWith({
     ...(options.shutdownGrace === undefined ? {} : { shutdownGrace: options.shutdownGrace }),
-    ...(options.refusalAudit === undefined ? {} : { refusalAudit: options.refusalAudit })
-  }).pipe(
-    Effect.provide(
-      Context.merge(
-        stores,
-        Context.make(Signer, Signer.make(options.executorKey.seed)).pipe(
-          Context.add(Application, options.app),
-          Context.add(RootPolicy, { accepts: (k: string) => Effect.succeed(options.accept.some((a) => a.did === k)) }),
-          Context.add(PeerBindings, {
-            speaksFor: (p: string, k: string) => Effect.succeed((options.peers?.[p] ?? []).includes(k))
-          }),
-          Context.add(Forwarder, options.forwarder ?? { forward: () => Effect.succeed(Option.none()) }),
-          Context.add(VerificationCache, VerificationCache.make({ maxBytes: 1 << 20 }))
-        )
-      )
+    ...(options.refusalAudit === undefined ? {} : { refusalAudit: options.refusalAudit }),
+    ...(options.replayAudit === undefined ? {} : { replayAudit: options.replayAudit })
+  }).pipe(Effect.provide(executorContext(stores, options)))
+
+/** What an executor over `stores` runs with: the stores and the services the rig's options name. */
+export const executorContext = (
+  stores: Context.Context<StoreContext>,
+  options: Parameters<typeof rig>[1]
+) =>
+  Context.merge(
+    stores,
+    Context.make(Signer, Signer.make(options.executorKey.seed)).pipe(
+      Context.add(Application, options.app),
+      Context.add(RootPolicy, { accepts: (k: string) => Effect.succeed(options.accept.some((a) => a.did === k)) }),
+      Context.add(PeerBindings, {
+        speaksFor: (p: string, k: string) => Effect.succeed((options.peers?.[p] ?? []).includes(k))
+      }),
+      Context.add(Forwarder, options.forwarder ?? { forward: () => Effect.succeed(Option.none()) }),
+      Context.add(VerificationCache, VerificationCache.make({ maxBytes: 1 << 20 }))
     )
   )
 

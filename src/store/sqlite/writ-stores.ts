@@ -24,7 +24,10 @@ import {
   writStoresContext
 } from "../../writ/executor/stores.js"
 import type { StoreMigrations } from "../sql/migrations.js"
+import type { AdmissionGate } from "../../writ/executor/admission-gate.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
+import * as GroupCommitLayer from "./group-commit.js"
+import { GroupCommit, type GroupCommitOptions } from "./group-commit.js"
 import * as SqliteReservations from "./reservations.js"
 import {
   acceptedFromRow,
@@ -265,7 +268,13 @@ export const makeAckStore = Effect.map(SqlClient.SqlClient, (sql) => {
   })
 })
 
-export const makeAuditLog = Effect.map(SqlClient.SqlClient, (sql) => {
+export const makeAuditLog = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Under group commit an entry written outside any step joins the next batch (one fsync for many
+  // entries, group-commit.ts); it is still written before the request it records is answered.
+  const group = yield* Effect.serviceOption(GroupCommit)
+  const batched = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> =>
+    Option.isSome(group) ? group.value.run(self) : self
   const readAll = SqlSchema.findAll({
     Request: none,
     Result: AuditRow,
@@ -273,7 +282,7 @@ export const makeAuditLog = Effect.map(SqlClient.SqlClient, (sql) => {
   })
   return AuditLog.of({
     append: (e) =>
-      sql`INSERT INTO writ_audit (time, entry) VALUES (${e.time}, ${JSON.stringify(e)})`.pipe(
+      batched(sql`INSERT INTO writ_audit (time, entry) VALUES (${e.time}, ${JSON.stringify(e)})`).pipe(
         Effect.asVoid,
         op("writ.auditLog.append")
       ),
@@ -281,7 +290,10 @@ export const makeAuditLog = Effect.map(SqlClient.SqlClient, (sql) => {
   })
 })
 
-/** Every Writ store on the SQLite connection in context; applies this module's migrations first. */
+/**
+ * Every Writ store on the SQLite connection in context; applies this module's migrations first. With
+ * a GroupCommit in context, audit entries written outside any step are batched.
+ */
 export const storesLayer: Layer.Layer<WritStores, StoreError, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function*() {
     yield* migrate(migrations)
@@ -297,14 +309,24 @@ export const storesLayer: Layer.Layer<WritStores, StoreError, SqlClient.SqlClien
   })
 )
 
-export type SqliteWritContext = WritStores | Reservations | Atomic | SqlClient.SqlClient
+export type SqliteWritContext = WritStores | Reservations | Atomic | AdmissionGate | GroupCommit | SqlClient.SqlClient
+
+export interface SqliteWritOptions extends SqliteStoreOptions {
+  /** Group commit (group-commit.ts): how many steps one transaction may hold. Default 64. */
+  readonly groupCommit?: GroupCommitOptions
+}
 
 /**
  * The whole embedded executor store on one SQLite file (WAL): every Writ store, Reservations for
- * the count and total stores, and the Atomic boundary they share.
+ * the count and total stores, and the Atomic boundary they share, which is group commit: every
+ * atomic step and every admission (the AdmissionGate) joins the next batch, one transaction and one
+ * fsync for up to 64 of them (group-commit.ts).
  */
 export const layer = (
   filename: string,
-  options: SqliteStoreOptions = {}
-): Layer.Layer<WritStores | Reservations | Atomic | SqlClient.SqlClient, StoreError> =>
-  Layer.mergeAll(storesLayer, SqliteReservations.layer).pipe(Layer.provideMerge(SqliteStore.layer(filename, options)))
+  options: SqliteWritOptions = {}
+): Layer.Layer<SqliteWritContext, StoreError> =>
+  Layer.mergeAll(storesLayer, SqliteReservations.layer).pipe(
+    Layer.provideMerge(GroupCommitLayer.layer(options.groupCommit ?? {})),
+    Layer.provideMerge(SqliteStore.layer(filename, options))
+  )

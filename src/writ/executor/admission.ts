@@ -10,7 +10,6 @@ import {
   type CheckedCall,
   checkCall,
   checkCallChain,
-  checkCallExpiry,
   checkForward,
   checkStanding,
   isStandingOp,
@@ -19,9 +18,11 @@ import {
 import type { ObjectInput } from "../verify.js"
 import type { CheckedWrit } from "../writ.js"
 import type { CallAnswer } from "./answers.js"
-import { auditAnswer, auditRefusal, auditUnidentified, peerNameOf } from "./audit.js"
+import { auditAnswer, auditRefusal, auditReplay, auditUnidentified, peerNameOf } from "./audit.js"
 import { publishAccepted, publishRefused } from "./decisions.js"
 import { refusalOf, refuse, refuseUnavailable, SignedRefusal, storeStep, UnsignedError } from "./failures.js"
+import { checkExpiry, checkPeer, checkRevoked, checkRoot } from "./live-checks.js"
+import { rememberReplay } from "./replays.js"
 import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type AuditBase, type ExecutorEnv, rememberIssuers, signWith, unsavedCovers } from "./state.js"
@@ -67,8 +68,11 @@ export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): A
   return [...counts, ...totals]
 }
 
-/** Steps 1 to 10 for the call in `input`, delivered by `peer` (section 7.6). */
-export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.Effect<Admission> => {
+/**
+ * Steps 1 to 10 for the call in `input`, delivered by `peer` (section 7.6). `replayKey` names the
+ * received bytes (replays.ts): a final answer found at step 9 is remembered under it.
+ */
+export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKey: string | null = null): Effect.Effect<Admission> => {
   const peerName = peerNameOf(peer)
   return Effect.gen(function*() {
     const now = yield* unixSeconds
@@ -105,8 +109,12 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer): Effect.
       Effect.annotateLogs({ call: checked.id, leaf: leaf.id }),
       Effect.flatMap((found): Effect.Effect<Admission> => {
         switch (found._tag) {
-          case "final":
-            return answered({ _tag: "tally", tally: found.tally, res: found.res }, "replay")
+          case "final": {
+            // Step 9: the stored answer, byte for byte; audited on the replays' bounded path.
+            const answer = { _tag: "tally", tally: found.tally, res: found.res } as const
+            if (replayKey !== null) rememberReplay(env, replayKey, checked, chain, answer)
+            return Effect.as(auditReplay(env, fullAudit, answer), { _tag: "answered", answer } as const)
+          }
           case "pending": {
             // The pending tally of the recorded entry, with its acc (section 7 step 9).
             const p = found.accepted
@@ -153,22 +161,25 @@ const admitChecked = (
     // Step 3: the rest of section 4's chain verification.
     yield* checkCallChain(chain)
     // Step 4: forward only, every writ unexpired by the executor's own clock.
-    if (!standing) yield* checkCallExpiry(chain, now)
+    yield* checkExpiry(chain, now, standing)
     // Step 5: root acceptance (section 7.1).
-    if (!(yield* env.roots.accepts(chain[0].value.iss))) yield* refuse("root_not_accepted")
+    yield* checkRoot(env, chain)
     // Step 6: this executor is the leaf holder.
     if (leaf.value.hld !== env.did) yield* refuse("wrong_executor")
     // Steps 7 to 10 (and step 11's pending record) are atomic with other calls and with
-    // recording a revoke.
-    return yield* env.gate.admit({ writs: chainIds, issuers }, Effect.gen(function*() {
+    // recording a revoke. The running entry is made inside the step, so a revoke recorded after it
+    // tells the operation to stop (section 9.1); it is taken back if the step's writes turn out
+    // not to be durable (a gate that commits several steps together fails them all, section 9).
+    let mine: Deferred.Deferred<void> | undefined
+    // Step 7 against the revokes this process could not persist (section 9), before the gate too:
+    // they are only ever added to, so one that covers the chain now covers it inside the gate, and
+    // a store that cannot even begin a transaction still answers `revoked` for them.
+    if (!standing && unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
+    const found = yield* env.gate.admit({ writs: chainIds, issuers }, Effect.gen(function*() {
       // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
-      if (!standing) {
-        const revoked = yield* env.revokes.covers(chainIds, issuers)
-        if (revoked || unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
-      }
+      yield* checkRevoked(env, chainIds, issuers, standing)
       // Step 8: the peer binding first (section 7.6), failing closed; then standing.
-      if (peer._tag === "unnamed") yield* refuse("peer_mismatch")
-      if (peer._tag === "named" && !(yield* env.peers.speaksFor(peer.id, K.from))) yield* refuse("peer_mismatch")
+      yield* checkPeer(env, peer, K.from)
       if (standing) yield* checkStanding(checked, chain)
       else yield* checkForward(checked, chain)
       // Step 9: replay.
@@ -209,9 +220,16 @@ const admitChecked = (
       )
       const stop = yield* Deferred.make<void>()
       state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
-      rememberIssuers(env, issuers)
+      mine = stop
       return { _tag: "accepted", accepted, stop } as Found
-    }))
+    })).pipe(
+      Effect.tapErrorTag("StoreError", () =>
+        Effect.sync(() => {
+          if (mine !== undefined && state.running.get(checked.id)?.stop === mine) state.running.delete(checked.id)
+        }))
+    )
+    if (found._tag === "accepted") rememberIssuers(env, issuers)
+    return found
   }).pipe(
     Effect.catchTags({
       WritError: (e) => Effect.fail(refusalOf(e)),

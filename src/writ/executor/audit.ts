@@ -37,9 +37,9 @@ export const audit = (env: ExecutorEnv, entry: AuditEntry) =>
     Effect.catchAll((e) => Effect.logWarning(`audit record not written: ${e.message}`))
   )
 
-/** The row standing for `count` refusals from `peer` not recorded one by one (section 9.3). */
-const summaryRow = (time: number, kind: AuditEntry["kind"], peer: string | null, count: number): AuditEntry => ({
-  time, kind, identity: null, unparsed: `${count} refusals not recorded one by one`, principal: null, peer,
+/** The row standing for `count` refusals (or replays) from `peer` not recorded one by one (section 9.3). */
+const summaryRow = (time: number, kind: AuditEntry["kind"], peer: string | null, count: number, what = "refusals"): AuditEntry => ({
+  time, kind, identity: null, unparsed: `${count} ${what} not recorded one by one`, principal: null, peer,
   root: null, leaf: null, op: null, outcome: "suppressed", reason: AUDIT_SUPPRESSED, signed: null
 })
 
@@ -51,10 +51,37 @@ const SUPPRESSED_PEERS_MAX = 10_000
  * or over-rate revoke, a transport refusal) within its peer's allowance, or counts it.
  */
 export const auditRefusal = (env: ExecutorEnv, entry: AuditEntry) =>
+  auditBounded(env, entry, env.state.refusalAudit, env.state.suppressed, "refusals")
+
+/**
+ * Audits the replay of a call answered from the call store (section 7 step 9) within its peer's
+ * allowance, or counts it: anyone holding a call's bytes can send them again, so replays are rows
+ * an unauthenticated sender could make the executor write (section 9.3, bounded by rate per peer).
+ */
+export const auditReplay = (
+  env: ExecutorEnv,
+  base: AuditBase,
+  answer: Extract<CallAnswer, { _tag: "tally" }>,
+  signed: string = identity(answer.tally)
+) =>
+  auditBounded(
+    env,
+    { ...base, outcome: "replay", reason: (answer.tally.err as { code?: string } | null)?.code ?? null, signed },
+    env.state.replayAudit,
+    env.state.suppressedReplays,
+    "replays"
+  )
+
+const auditBounded = (
+  env: ExecutorEnv,
+  entry: AuditEntry,
+  buckets: ExecutorEnv["state"]["refusalAudit"],
+  suppressed: Map<string | null, number>,
+  what: string
+) =>
   Effect.gen(function*() {
-    const { refusalAudit, suppressed } = env.state
     const peer = entry.peer
-    const allowed = yield* refusalAudit.take(peer === null ? "(none)" : `peer:${peer}`)
+    const allowed = yield* buckets.take(peer === null ? "(none)" : `peer:${peer}`)
     if (!allowed.ok) {
       const key = suppressed.has(peer) || suppressed.size < SUPPRESSED_PEERS_MAX ? peer : "(others)"
       suppressed.set(key, (suppressed.get(key) ?? 0) + 1)
@@ -63,18 +90,19 @@ export const auditRefusal = (env: ExecutorEnv, entry: AuditEntry) =>
     const count = suppressed.get(peer)
     if (count !== undefined) {
       suppressed.delete(peer)
-      yield* audit(env, summaryRow(entry.time, entry.kind, peer, count))
+      yield* audit(env, summaryRow(entry.time, entry.kind, peer, count, what))
     }
     yield* audit(env, entry)
   })
 
 /** Writes the summary rows still owed (when the executor closes). */
 export const flushSuppressed = (env: ExecutorEnv, time: number) =>
-  Effect.forEach([...env.state.suppressed], ([peer, count]) =>
-    Effect.zipRight(
-      Effect.sync(() => env.state.suppressed.delete(peer)),
-      audit(env, summaryRow(time, "call", peer, count))
-    ), { discard: true })
+  Effect.forEach([[env.state.suppressed, "refusals"], [env.state.suppressedReplays, "replays"]] as const, ([counts, what]) =>
+    Effect.forEach([...counts], ([peer, count]) =>
+      Effect.zipRight(
+        Effect.sync(() => counts.delete(peer)),
+        audit(env, summaryRow(time, "call", peer, count, what))
+      ), { discard: true }), { discard: true })
 
 /** The audit record's `peer` (section 9.3): the authenticated peer's name, "(unnamed)", or null. */
 export const peerNameOf = (peer: Peer): string | null =>

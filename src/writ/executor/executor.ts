@@ -10,13 +10,15 @@
 //   revocation.ts  sections 9.1 and 9.4
 //   recovery.ts    section 9 after a restart
 //   audit.ts       section 9.3;  answers.ts: what a call or revoke is answered (section 10)
-import { Context, Effect, Fiber, FiberSet, Layer, type Scope } from "effect"
+import { Context, Effect, Fiber, FiberSet, Layer, Option, type Scope } from "effect"
 import type { ObjectInput } from "../verify.js"
 import { admit } from "./admission.js"
 import type { CallAnswer, RevokeAnswer } from "./answers.js"
 import { auditAnswer, auditUnidentified, flushSuppressed, peerNameOf } from "./audit.js"
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
+import { replayKeyOf } from "./replay-table.js"
+import { answerReplay, rememberReplay } from "./replays.js"
 import { revoke, stopUnder } from "./revocation.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
@@ -53,26 +55,44 @@ export interface ExecutorService {
 
 export class Executor extends Context.Tag("mandate/writ/Executor")<Executor, ExecutorService>() {}
 
-/** Section 7: admission, then the accepted operation on a fiber of its own. */
+/** Section 7: a replay of bytes already verified from the lookup (replays.ts), else admission,
+ * then the accepted operation on a fiber of its own. */
 const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Effect.Effect<CallAnswer> =>
   Effect.gen(function*() {
-    const admitted = yield* admit(env, input, peer)
-    if (admitted._tag === "answered") return admitted.answer
+    const key = replayKeyOf(input)
+    if (key !== null) {
+      const replayed = yield* answerReplay(env, key, peer)
+      if (Option.isSome(replayed)) return replayed.value
+    }
+    // Admission and handing the accepted work to its own fiber are one uninterruptible stretch: a
+    // caller that goes away while its step waits for a batch's COMMIT (group commit) must not
+    // leave a pending record and a running entry that no operation will ever settle.
+    const started = yield* Effect.uninterruptible(Effect.gen(function*() {
+      const admitted = yield* admit(env, input, peer, key)
+      if (admitted._tag === "answered") return admitted
+      const { accepted, checked } = admitted
+      const { state } = env
+      // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
+      // work runs to its tally on a fiber the executor's scope owns: a caller that goes away (a
+      // dropped connection) neither cancels it nor leaves its record pending.
+      state.auditBases.set(accepted.call, admitted.base)
+      // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
+      // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
+      // that races its stop signal (section 9.1) must still be able to interrupt the loser.
+      // Every log line of the accepted work names the call and its leaf writ.
+      const work = yield* FiberSet.run(state.work, Effect.interruptible(perform(env, admitted)).pipe(
+        Effect.annotateLogs({ call: accepted.call, leaf: accepted.leaf }),
+        Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
+      ))
+      return { _tag: "started", admitted, work } as const
+    }))
+    if (started._tag === "answered") return started.answer
+    const { admitted, work } = started
     const { accepted, checked } = admitted
     const { state } = env
-    // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
-    // work runs to its tally on a fiber the executor's scope owns: a caller that goes away (a
-    // dropped connection) neither cancels it nor leaves its record pending.
-    state.auditBases.set(accepted.call, admitted.base)
-    // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
-    // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
-    // that races its stop signal (section 9.1) must still be able to interrupt the loser.
-    // Every log line of the accepted work names the call and its leaf writ.
-    const work = yield* FiberSet.run(state.work, Effect.interruptible(perform(env, admitted)).pipe(
-      Effect.annotateLogs({ call: accepted.call, leaf: accepted.leaf }),
-      Effect.ensuring(Effect.sync(() => (state.running.delete(checked.id), state.delegating.delete(checked.id))))
-    ))
     const answer = yield* Fiber.join(work)
+    // Only a final tally that was persisted is remembered (a pending one is not an answer to keep).
+    if (key !== null) rememberReplay(env, key, checked, admitted.chain, answer)
     // Written with the final tally unless that step failed (then the pending answer is audited).
     if (!state.auditBases.has(accepted.call)) return answer
     state.auditBases.delete(accepted.call)

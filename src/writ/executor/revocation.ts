@@ -109,11 +109,7 @@ export const revoke = (
         const held = writ === "*" ? yield* env.tallies.underIssuer(iss) : yield* env.tallies.underWrit(writ)
         const pending = yield* env.calls.pending
         return { held, pending }
-      })).pipe(
-        storeStep("writ.revoke"),
-        // Section 9: not persisted, so answered as an error, but honored for as long as we run.
-        Effect.tapError(() => Effect.zipRight(Effect.sync(() => state.unsaved.push({ writ, iss })), stopCovered(env, covers)))
-      )
+      })).pipe(storeStep("writ.revoke"))
       const open = stored.pending
         .filter((p) => !p.standing && covers(p.chain, p.issuers))
         .sort((x, y) => Str.Order(x.call, y.call))
@@ -126,6 +122,9 @@ export const revoke = (
       yield* stopCovered(env, covers)
       return { open, ack, body }
     })).pipe(
+      // Section 9: not persisted (its own write failed, or the transaction it joined did not
+      // commit), so answered as an error, but honored for as long as we run.
+      Effect.tapError(() => Effect.zipRight(Effect.sync(() => state.unsaved.push({ writ, iss })), stopCovered(env, covers))),
       Effect.tapError((e) =>
         Effect.zipRight(
           Effect.logWarning(`revoke not persisted (${e.operation}): ${e.message}`),

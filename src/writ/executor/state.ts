@@ -13,6 +13,7 @@ import { RootLifetime } from "../chain.js"
 import { type AdmissionGateService, gateFromContext } from "./admission-gate.js"
 import type { CallAnswer } from "./answers.js"
 import { type BucketOptions, type Buckets, tokenBuckets } from "./intake.js"
+import { DEFAULT_REPLAY_TABLE_BYTES, replayTable, type ReplayTable } from "./replay-table.js"
 import { Application, Forwarder, PeerBindings, RootPolicy } from "./services.js"
 import {
   AckStore,
@@ -67,6 +68,13 @@ export interface ExecutorOptions {
    * 100 at once, 10 per second; peers without transport authentication share one allowance.
    */
   readonly refusalAudit?: BucketOptions
+  /**
+   * The audit rows replays answered from the call store may add, per peer (section 9.3; replays.ts).
+   * Default 100 at once, 10 per second.
+   */
+  readonly replayAudit?: BucketOptions
+  /** Bytes the table of verified calls' final answers may hold (replays.ts). Default 16 MiB. */
+  readonly replayTableBytes?: number
 }
 
 /** Issuers of accepted chains remembered as known principals (section 12), most recent kept. */
@@ -96,6 +104,12 @@ export interface ExecutorState {
   readonly refusalAudit: Buckets
   /** Refusals not audited one by one, by peer, until their summary row is written. */
   readonly suppressed: Map<string | null, number>
+  /** The allowance of audit rows for replays, by peer (section 9.3). */
+  readonly replayAudit: Buckets
+  /** Replays not audited one by one, by peer, until their summary row is written. */
+  readonly suppressedReplays: Map<string | null, number>
+  /** Final answers of verified calls by received bytes (replays.ts). */
+  readonly replays: ReplayTable
 }
 
 /** Everything the executor's steps read: its services, its own key and its state. */
@@ -169,7 +183,10 @@ export const makeEnv = (
       auditBases: new Map(),
       knownIssuers: new Set(),
       refusalAudit: tokenBuckets(options.refusalAudit ?? { burst: 100, perSecond: 10 }, yield* Effect.clock),
-      suppressed: new Map()
+      suppressed: new Map(),
+      replayAudit: tokenBuckets(options.replayAudit ?? { burst: 100, perSecond: 10 }, yield* Effect.clock),
+      suppressedReplays: new Map(),
+      replays: replayTable(options.replayTableBytes ?? DEFAULT_REPLAY_TABLE_BYTES)
     }
   }
 })

@@ -1,0 +1,91 @@
+// Replays answered from a lookup (issue 13 item 3): a call whose exact bytes were fully verified
+// and answered with a final tally is answered again from the table of replay-table.ts, with no
+// cryptography and no write beyond the bounded audit (section 9.3), but only when full processing
+// would give the same answer. Section 7 puts steps 4 (expiry), 5 (root acceptance), 7 (revocation)
+// and the peer binding of step 8 (section 7.6) before step 9 (replay), and those can change for the
+// same bytes; so they run again here, in that order, through the functions admission runs
+// (live-checks.ts). The first that fails is answered as admission answers it: a signed `failed`
+// tally with its reason, published and audited. Everything else about the bytes (steps 1 to 3, 6
+// and the rest of 8) is what it was when they were verified; step 9's final entry never changes.
+// A store that cannot be read is left to full processing, which answers it (section 9).
+import { Effect, Metric, Option } from "effect"
+import { isStandingOp } from "../call.js"
+import type { CheckedCall } from "../call.js"
+import type { CheckedWrit } from "../writ.js"
+import type { CallAnswer } from "./answers.js"
+import { auditAnswer, auditReplay, peerNameOf } from "./audit.js"
+import { publishRefused } from "./decisions.js"
+import { checkExpiry, checkPeer, checkRevoked, checkRoot } from "./live-checks.js"
+import { refusalOf } from "./failures.js"
+import { entryBytes, type ReplayEntry } from "./replay-table.js"
+import type { Peer } from "./services.js"
+import { unixSeconds } from "../../kernel/clock.js"
+import { type AuditBase, type ExecutorEnv, signWith } from "./state.js"
+import { identity, signRefusal } from "./tally-sign.js"
+
+/** Lookups of received bytes, by outcome: `answered` (the stored answer), `refused` (a check of
+ * live-checks.ts failed), `missed` (not in the table, or a store that could not be read). */
+export const replayLookups = Metric.counter("mandate_writ_replay_lookups", {
+  description: "replays looked up by their received bytes (section 7 step 9 without cryptography)",
+  incremental: true
+})
+const byOutcome = {
+  answered: Metric.increment(Metric.tagged(replayLookups, "outcome", "answered")),
+  refused: Metric.increment(Metric.tagged(replayLookups, "outcome", "refused")),
+  missed: Metric.increment(Metric.tagged(replayLookups, "outcome", "missed"))
+}
+const counted = (outcome: keyof typeof byOutcome) => byOutcome[outcome]
+
+/** Remembers the final answer of a verified call under the key of its received bytes. */
+export const rememberReplay = (
+  env: ExecutorEnv,
+  key: string,
+  checked: CheckedCall,
+  chain: ReadonlyArray<CheckedWrit>,
+  answer: CallAnswer
+): void => {
+  if (answer._tag !== "tally" || answer.tally.st === "pending") return
+  const entry: ReplayEntry = { checked, chain, answer, signed: identity(answer.tally), bytes: entryBytes(checked, answer) }
+  env.state.replays.set(key, entry)
+}
+
+/** The answer to the bytes under `key` from the table, or None for full processing. */
+export const answerReplay = (env: ExecutorEnv, key: string, peer: Peer): Effect.Effect<Option.Option<CallAnswer>> =>
+  Effect.suspend(() => {
+    const entry = env.state.replays.get(key)
+    if (entry === undefined) return Effect.as(counted("missed"), Option.none())
+    const { checked, chain } = entry
+    const K = checked.value
+    const leaf = chain[chain.length - 1]
+    const standing = isStandingOp(K.op)
+    return Effect.gen(function*() {
+      const now = yield* unixSeconds
+      const base: AuditBase = {
+        time: now, kind: "call", identity: checked.id, unparsed: null, principal: K.from, peer: peerNameOf(peer),
+        op: K.op, root: chain[0].value.iss, leaf: leaf.id
+      }
+      return yield* Effect.gen(function*() {
+        // Section 7 steps 4, 5, 7 and 8's peer binding, in that order (step 6 holds: same bytes).
+        yield* checkExpiry(chain, now, standing).pipe(Effect.mapError(refusalOf))
+        yield* checkRoot(env, chain)
+        yield* checkRevoked(env, chain.map((w) => w.id), chain.map((w) => w.value.iss), standing)
+        yield* checkPeer(env, peer, K.from)
+        // Step 9: the final entry, byte for byte.
+        yield* auditReplay(env, base, entry.answer, entry.signed)
+        yield* counted("answered")
+        return Option.some<CallAnswer>(entry.answer)
+      }).pipe(
+        Effect.catchTags({
+          SignedRefusal: (e) =>
+            Effect.gen(function*() {
+              yield* publishRefused(env, { principal: K.from, subject: checked.id, op: K.op }, e.reason)
+              const tally = yield* signWith(env)(signRefusal(checked.id, leaf.id, K.op, now, e.reason))
+              const answer: CallAnswer = { _tag: "tally", tally, res: Option.none() }
+              yield* counted("refused")
+              return Option.some(yield* auditAnswer(env, base, answer))
+            }),
+          StoreError: () => Effect.as(counted("missed"), Option.none())
+        })
+      )
+    })
+  })
