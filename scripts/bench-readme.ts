@@ -41,19 +41,19 @@ export const parseRun = (log: string): { machine: string; sections: Array<Sectio
   const lines = log.split("\n")
   const machine = lines.find((l) => l.startsWith("machine: "))?.slice(9) ?? "unknown machine"
   const sections: Array<Section> = []
-  let current: { name: string; lines: Array<string> } | undefined
+  let current: { name: string; args: string; lines: Array<string> } | undefined
   let endLoad = ""
   for (const line of lines) {
-    const start = /^== bench (\S+)$/.exec(line)
+    const start = /^== bench (\S+)( .*)?$/.exec(line)
     if (start !== null) {
-      current = { name: start[1], lines: [] }
+      current = { name: start[1], args: start[2]?.trim() ?? "", lines: [] }
       continue
     }
-    const end = /^-- bench (\S+): (\d+) s; load average (.*)$/.exec(line)
+    const end = /^-- bench (\S+)(?: .*)?: (\d+) s; load average (.*)$/.exec(line)
     if (end !== null && current !== undefined) {
       const prefix = current.name
       const summaries = current.lines.filter((l) => l.startsWith(`${prefix}: `) || l.startsWith(`${prefix}-`) && /^[a-z-]+: /.test(l))
-      sections.push({ name: current.name, seconds: end[2], summaries })
+      sections.push({ name: current.args === "" ? current.name : `${current.name} ${current.args}`, seconds: end[2], summaries })
       endLoad = end[3]
       current = undefined
       continue

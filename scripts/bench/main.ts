@@ -12,28 +12,34 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 const here = dirname(fileURLToPath(import.meta.url))
 const available = readdirSync(here).filter((f) => f.endsWith(".ts") && f !== "main.ts" && !f.startsWith("_")).map((f) => f.slice(0, -3)).sort()
 const [name, ...rest] = process.argv.slice(2)
-const chosen = name === undefined ? available : [name]
+// With no name, every benchmark with its defaults, and the executor once more as N workers on
+// PostgreSQL (issue 13 item 4), on a schema of its own.
+const PG_WORKERS = ["--store", "postgres://postgres@127.0.0.1:5432/test#bench_all_workers", "--workers", "4", "--n", "400"]
+const plan: Array<{ readonly b: string; readonly args: ReadonlyArray<string> }> = name === undefined
+  ? available.flatMap((b) => b === "executor" ? [{ b, args: [] }, { b, args: PG_WORKERS }] : [{ b, args: [] }])
+  : [{ b: name, args: rest }]
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ")
 const cpu = cpus()
 console.log(
   `machine: ${cpu.length} x ${cpu[0]?.model.trim() ?? "unknown cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ` +
     `${process.platform}; load average ${load()}; started ${new Date().toISOString()}`
 )
-for (const b of chosen) {
+for (const { b, args } of plan) {
   if (!available.includes(b)) {
     console.error(`unknown benchmark ${b}; available: ${available.join(", ") || "(none)"}`)
     process.exit(2)
   }
-  console.log(`== bench ${b}`)
+  const shown = name === undefined && args.length > 0 ? ` ${args.join(" ")}` : ""
+  console.log(`== bench ${b}${shown}`)
   const t0 = performance.now()
   try {
     const mod = await import(pathToFileURL(join(here, `${b}.ts`)).href)
-    await mod.run(name === undefined ? [] : rest)
+    await mod.run(args)
   } catch (e) {
     // One failed benchmark (a broken proof, a missing service) does not hide the others' figures.
     if (name !== undefined) throw e
     console.log(`${b}: FAILED (${e instanceof Error ? e.message.split("\n")[0] : String(e)})`)
     process.exitCode = 1
   }
-  console.log(`-- bench ${b}: ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`)
+  console.log(`-- bench ${b}${shown}: ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`)
 }

@@ -14,6 +14,9 @@ const log = [
   "executor: count 0.51 total 0.52 replay 0.60 (durable)",
   "verify: not this bench's line",
   "-- bench executor: 30 s; load average 1.70 2.00 3.00",
+  "== bench executor --store postgres://u@h:5432/db#s --workers 4",
+  "executor-workers: w1 30/s w2 40/s w4 35/s (postgres)",
+  "-- bench executor --store postgres://u@h:5432/db#s --workers 4: 40 s; load average 1.75 2.00 3.00",
   "== bench broken",
   "broken: FAILED (no service)",
   "-- bench broken: 0 s; load average 1.80 2.00 3.00",
@@ -30,6 +33,7 @@ describe("bench:readme", () => {
     expect(run.sections.map((s) => [s.name, s.seconds, s.summaries])).toEqual([
       ["verify", "12", ["verify: fresh d1 0.90 d2 0.91 d4 0.92 d8 0.93; reused d1 0.99 d2 0.99 d4 0.99 d8 0.99"]],
       ["executor", "30", ["executor-workers: w1 100/s w2 150/s w4 160/s (postgres)", "executor: count 0.51 total 0.52 replay 0.60 (durable)"]],
+      ["executor --store postgres://u@h:5432/db#s --workers 4", "40", ["executor-workers: w1 30/s w2 40/s w4 35/s (postgres)"]],
       ["broken", "0", ["broken: FAILED (no service)"]],
       ["quiet", "1", []]
     ])
