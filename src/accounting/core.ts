@@ -146,12 +146,14 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
       const deltas = r.limits
         .map((l, i) => [l.key, consumed[i] - r.consumed[i]] as const)
         .filter(([, d]) => d !== 0n)
+      const settled: Reservation = { ...r, state: target, consumed }
+      yield* backend.update(settled)
+      // The limit rows last, as in a reserve: a hot limit's row is locked for the least time
+      // (issue 13 item 5), and in the same order (id, reservation row, sorted keys) as reserves take.
       if (deltas.length > 0) {
         yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))
         yield* backend.addUsage(deltas)
       }
-      const settled: Reservation = { ...r, state: target, consumed }
-      yield* backend.update(settled)
       return settled
     }))
 
