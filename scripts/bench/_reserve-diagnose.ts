@@ -1,7 +1,8 @@
 // `npm run bench -- reserve --diagnose`: where a PostgreSQL reserve spends its time, measured while
 // the hot-key reserves run (the issue asks for the contention to be found, not guessed):
-//   - statements per reserve, counted client-side from @effect/sql's `sql.execute` spans (the BEGIN
-//     and COMMIT of an Atomic step are sent unspanned: add 2 when the reserve opens one);
+//   - statements per reserve, counted client-side from @effect/sql's `sql.execute` spans of the
+//     reserving fibers (the BEGIN and COMMIT of an Atomic step are sent unspanned: add 2 when the
+//     reserve opens one) and from the PostgreSQL store's count of what its batching fiber sent;
 //   - tuple writes per reserve on each accounting table (pg_stat_user_tables, before and after);
 //   - what the pool's server backends are doing, sampled from pg_stat_activity every few ms:
 //     running, waiting on a lock (and which kind), or idle in a transaction (waiting for the client).
@@ -9,7 +10,8 @@
 // A backend publishes its table counters when idle, up to 10 s late (PostgreSQL 15, "pgstat"), and
 // an idle pool connection is closed after 10 s: each snapshot waits 11 s, so the counts are exact.
 import { SqlClient } from "@effect/sql"
-import { Effect, Fiber, Layer, ManagedRuntime, Tracer } from "effect"
+import { Effect, Fiber, type Layer, ManagedRuntime, Metric, Tracer } from "effect"
+import { sentStatements } from "../../src/store/postgres/reserve-batch.js"
 
 /** A tracer that counts spans by name and otherwise does what the default one does. */
 export const countingTracer = (base: Tracer.Tracer, counts: Map<string, number>): Tracer.Tracer =>
@@ -65,13 +67,16 @@ export const diagnose = async <R>(options: {
     const before = await obs.runPromise(tableWrites(options.schema))
     const waits = new Map<string, number>()
     const spans = new Map<string, number>()
+    const sent0 = (await obs.runPromise(Metric.value(sentStatements))).count
     const sampler = obs.runFork(sampleWaits(options.app, waits))
     await options.rt.runPromise(Effect.flatMap(Effect.tracer, (base) => Effect.withTracer(options.work, countingTracer(base, spans))))
     await obs.runPromise(Fiber.interrupt(sampler))
     const after = await obs.runPromise(tableWrites(options.schema))
     const per = (x: number) => (x / options.n).toFixed(2)
+    const sent = (await obs.runPromise(Metric.value(sentStatements))).count - sent0
     const statements = spans.get("sql.execute") ?? 0
-    console.log(`  diagnose ${options.label}: ${per(statements)} spanned statements per reserve`)
+    console.log(`  diagnose ${options.label}: ${per(statements + sent)} statements per reserve ` +
+      `(${per(statements)} from the reserving fibers, ${per(sent)} sent batched by the store)`)
     for (const a of after) {
       const b = before.find((x) => x.relname === a.relname) ?? { ins: 0, upd: 0, hot: 0, del: 0 }
       console.log(`    ${a.relname}: per reserve ${per(a.ins - b.ins)} inserts, ${per(a.upd - b.upd)} updates ` +

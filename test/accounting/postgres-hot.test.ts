@@ -5,9 +5,10 @@
 // (alone and inside a caller's step), and a store migrated before the function gaining it.
 import { SqlClient } from "@effect/sql"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Metric } from "effect"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
 import * as PgStore from "../../src/store/postgres/client.js"
+import { batchFallbacks, sentStatements } from "../../src/store/postgres/reserve-batch.js"
 import * as PgReservations from "../../src/store/postgres/reservations.js"
 import { reservationMigrations } from "../../src/store/sql/reservations.js"
 import { pgReachable, uniqueSchema } from "./pg.js"
@@ -102,6 +103,52 @@ describe.skipIf(!up)("postgres hot limits (one-statement reserve)", () => {
       expect([yield* res.used(k1), yield* res.used(k2)]).toEqual([4n, 4n])
     }))
 
+  it.scopedLive("reserves made together share one statement; one the database refuses fails alone", () =>
+    Effect.gen(function*() {
+      const ctx = yield* Layer.build(open())
+      const sql = yield* Effect.provide(SqlClient.SqlClient, ctx)
+      const r = yield* Effect.provide(Reservations, ctx)
+      const atomic = yield* Effect.provide(Atomic, ctx)
+      const [blocker, k] = [fresh("blocker"), fresh("k")]
+      const refused = `${k}-refused`
+      yield* sql.unsafe(`CREATE FUNCTION refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.id = '${refused}' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$`)
+      yield* sql.unsafe(`CREATE TRIGGER refuse_one BEFORE INSERT ON accounting_reservations FOR EACH ROW EXECUTE FUNCTION refuse_one()`)
+      yield* r.reserve({ id: fresh("seed"), limits: [{ key: blocker, limit: 10n, amount: 1n }], onFailure: "consume" })
+      // Another session holds the blocker's row, so the first reserve on it keeps the sending fiber
+      // waiting while the next 20 queue up behind it, to be sent together when it is released.
+      const locked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(atomic.transaction(Effect.gen(function*() {
+        yield* sql`SELECT used FROM accounting_usage WHERE key = ${blocker} FOR UPDATE`
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(locked)
+      const first = yield* Effect.fork(r.reserve({ id: fresh("first"), limits: [{ key: blocker, limit: 10n, amount: 1n }], onFailure: "consume" }))
+      const [sent0, fallbacks0] = [(yield* Metric.value(sentStatements)).count, (yield* Metric.value(batchFallbacks)).count]
+      const ids = Array.from({ length: 20 }, (_, i) => (i === 10 ? refused : `${k}-${i}`))
+      const racing = yield* Effect.fork(Effect.forEach(ids, (id) =>
+        Effect.either(r.reserve({ id, limits: [{ key: k, limit: 100n, amount: 1n }], onFailure: "consume" })), { concurrency: "unbounded" }))
+      // The reserves queue behind the blocked one; nothing here is timed, the pause only lets them.
+      yield* Effect.sleep("300 millis")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Fiber.join(first)
+      const results = yield* Fiber.join(racing)
+      const sent = (yield* Metric.value(sentStatements)).count - sent0
+      const fallbacks = (yield* Metric.value(batchFallbacks)).count - fallbacks0
+      expect(results[10]).toMatchObject({ _tag: "Left", left: { _tag: "StoreError", operation: "reservations.reserve" } })
+      expect(results[10]._tag === "Left" ? results[10].left : undefined).toMatchObject({ message: expect.stringContaining("injected fault") })
+      expect(results.filter((e) => e._tag === "Right").length).toBe(19)
+      expect(yield* r.used(k)).toBe(19n)
+      // At least one batch held the refused reserve with others: it was refused whole, and its
+      // reserves were sent again alone (one statement each, besides the batches).
+      expect(fallbacks).toBeGreaterThanOrEqual(1)
+      expect(sent).toBeLessThan(2 * ids.length)
+      yield* sql.unsafe("DROP TRIGGER refuse_one ON accounting_reservations")
+    }))
+
   it.live("a store migrated before the reserve function gains it, keeping what it held", () =>
     Effect.gen(function*() {
       const old = uniqueSchema("accold")
@@ -126,6 +173,10 @@ describe.skipIf(!up)("postgres hot limits (one-statement reserve)", () => {
       expect(after.refused).toMatchObject({ _tag: "LimitExhausted", used: 6n, amount: 5n })
       expect(after.taken).toBe(false)
       expect(after.used).toBe(10n)
-      expect(after.migrations).toEqual([{ migration_id: 1, name: "reservations" }, { migration_id: 2, name: "reserve_function" }])
+      expect(after.migrations).toEqual([
+        { migration_id: 1, name: "reservations" },
+        { migration_id: 2, name: "reserve_function" },
+        { migration_id: 3, name: "reserve_batch" }
+      ])
     }))
 })

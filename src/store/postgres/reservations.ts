@@ -18,12 +18,14 @@
 // backends' samples waited on the lock holder's transaction (Lock:transactionid), 16% were the holder
 // idle in transaction, waiting for the client's next statement. Now the lock is held from the upsert
 // to the end of the statement's own commit, with no round trip inside, and the reservation row is
-// written before the limit rows are locked. Settlement stays the composed step: it is not the path
-// whose throughput one hot limit caps.
-import type { SqlClient } from "@effect/sql"
-import { Effect, type Layer, Option, Schema, String as Str } from "effect"
-import type { ReservationBackend, ReservationStore, ReserveStep } from "../../accounting/backend.js"
-import type { Atomic, AtomicService, Reservation, Reservations } from "../../accounting/reservations.js"
+// written before the limit rows are locked. The holder then spent most of its hold flushing its
+// COMMIT (IO:WALSync): a row takes one reserve per WAL flush, so reserves made outside any caller's
+// step are batched, one statement and one flush for all that queued together (reserve-batch.ts).
+// Settlement stays the composed step: it is not the path whose throughput one hot limit caps.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { type ReservationBackend, ReservationStore } from "../../accounting/backend.js"
+import { Atomic, type AtomicService, type Reservations } from "../../accounting/reservations.js"
 import type { StoreError } from "../../accounting/store-error.js"
 import type { StoreMigrations } from "../sql/migrations.js"
 import {
@@ -31,100 +33,29 @@ import {
   reservationOp as op,
   reservationRowOps,
   reservationsLayer,
-  reservationStoreLayer,
   usageReader
 } from "../sql/reservations.js"
-import { ReservationRow, reservationFromRow, rowFromReservation, UsageRow } from "../sql/rows.js"
+import { UsageRow } from "../sql/rows.js"
 import { migrate, type PgLocation } from "./client.js"
-
-/**
- * The reserve step on the server (see the module comment): the same-id lock, the idempotency read,
- * the reservation row, the limit rows locked in `p_sorted` order (accounting/core.ts's sorted key
- * order, the order settlement locks them in too), core.ts's rule (`firstShort`) over the
- * consumption read under those locks, and the draw, or nothing. `used` is in request order.
- */
-const reserveFunction = `
-CREATE OR REPLACE FUNCTION accounting_reserve(
-  p_id text, p_on_failure text, p_limits text, p_consumed text,
-  p_keys text[], p_sorted text[], p_limit numeric[], p_amount numeric[],
-  OUT outcome text, OUT used text[], OUT found_on_failure text, OUT found_state text,
-  OUT found_limits text, OUT found_consumed text)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  cur numeric[];
-BEGIN
-  used := '{}';
-  PERFORM pg_advisory_xact_lock(hashtextextended(p_id, 0));
-  SELECT r.on_failure, r.state, r.limits, r.consumed
-    INTO found_on_failure, found_state, found_limits, found_consumed
-    FROM accounting_reservations AS r WHERE r.id = p_id;
-  IF FOUND THEN
-    outcome := 'existing';
-    RETURN;
-  END IF;
-  -- The reservation row before the limit rows: the hot row lock is taken last and held least.
-  INSERT INTO accounting_reservations (id, on_failure, state, limits, consumed)
-    VALUES (p_id, p_on_failure, 'held', p_limits, p_consumed);
-  -- Creates missing rows and locks every row, in p_sorted order; WHERE false locks an existing row
-  -- without writing a new version of it.
-  INSERT INTO accounting_usage AS u (key, used)
-    SELECT t.k, 0 FROM unnest(p_sorted) WITH ORDINALITY AS t(k, n) ORDER BY t.n
-    ON CONFLICT (key) DO UPDATE SET used = u.used WHERE false;
-  SELECT array_agg(u.used ORDER BY t.n) INTO cur
-    FROM unnest(p_keys) WITH ORDINALITY AS t(k, n) JOIN accounting_usage AS u ON u.key = t.k;
-  used := coalesce(cur::text[], used);
-  IF EXISTS (SELECT 1 FROM unnest(cur, p_amount, p_limit) AS c(used, amount, lim) WHERE c.used + c.amount > c.lim) THEN
-    DELETE FROM accounting_reservations WHERE id = p_id;
-    outcome := 'short';
-    RETURN;
-  END IF;
-  UPDATE accounting_usage AS u SET used = u.used + d.amount
-    FROM unnest(p_keys, p_amount) AS d(k, amount) WHERE u.key = d.k AND d.amount <> 0;
-  outcome := 'drawn';
-END
-$fn$`
+import { batchedReserveStep, reserveBatchFunctions } from "./reserve-batch.js"
+import { reserveFunction, singleReserveStep } from "./reserve-step.js"
 
 export const migrations: StoreMigrations = {
   table: reservationMigrations("NUMERIC").table,
-  migrations: { ...reservationMigrations("NUMERIC").migrations, "2_reserve_function": [reserveFunction] }
+  migrations: {
+    ...reservationMigrations("NUMERIC").migrations,
+    "2_reserve_function": [reserveFunction],
+    "3_reserve_batch": reserveBatchFunctions
+  }
 }
 
 const LockedUsage = Schema.Array(Schema.extend(Schema.Struct({ key: Schema.String }), UsageRow))
 
-/** What accounting_reserve answers; `found_*` are the existing reservation's columns. */
-const StepRow = Schema.Struct({
-  outcome: Schema.Literal("existing", "drawn", "short"),
-  used: Schema.Array(UsageRow.fields.used),
-  found_on_failure: Schema.NullOr(Schema.String),
-  found_state: Schema.NullOr(Schema.String),
-  found_limits: Schema.NullOr(Schema.String),
-  found_consumed: Schema.NullOr(Schema.String)
-})
-
-const reserveStep = (sql: SqlClient.SqlClient) => (r: Reservation): Effect.Effect<ReserveStep, StoreError> =>
-  op("reserve", Effect.gen(function*() {
-    const row = yield* Schema.encode(ReservationRow)(rowFromReservation(r))
-    const rows = yield* sql`
-      SELECT outcome, used, found_on_failure, found_state, found_limits, found_consumed
-      FROM accounting_reserve(${row.id}, ${row.on_failure}, ${row.limits}, ${row.consumed},
-        ${r.limits.map((l) => l.key)}::text[], ${sortedKeys(r)}::text[],
-        ${r.limits.map((l) => l.limit.toString())}::numeric[], ${r.limits.map((l) => l.amount.toString())}::numeric[])`
-    const step = yield* Schema.decodeUnknown(StepRow)(rows[0])
-    if (step.outcome !== "existing") return { _tag: step.outcome === "drawn" ? "Drawn" : "Short", used: step.used } as const
-    const found = yield* Schema.decodeUnknown(ReservationRow)({
-      id: r.id,
-      on_failure: step.found_on_failure,
-      state: step.found_state,
-      limits: step.found_limits,
-      consumed: step.found_consumed
-    })
-    return { _tag: "Existing", reservation: reservationFromRow(found) } as const
-  }))
-
-/** Distinct keys in core.ts's lock order (String.Order, as `sortedDistinct` there). */
-const sortedKeys = (r: Reservation): Array<string> => Array.from(new Set(r.limits.map((l) => l.key))).sort(Str.Order)
-
-export const makePgBackend = (sql: SqlClient.SqlClient, atomic: AtomicService["transaction"]): ReservationBackend => ({
+export const makePgBackend = (
+  sql: SqlClient.SqlClient,
+  atomic: AtomicService["transaction"],
+  reserveStep: ReservationBackend["reserveStep"] = singleReserveStep(sql)
+): ReservationBackend => ({
   atomic,
   lockId: (id) => op("lockId", sql`SELECT pg_advisory_xact_lock(hashtextextended(${id}, 0))`.pipe(Effect.asVoid)),
   ...reservationRowOps(sql),
@@ -151,14 +82,24 @@ export const makePgBackend = (sql: SqlClient.SqlClient, atomic: AtomicService["t
       usageReader((k) => sql`SELECT used::text AS used FROM accounting_usage WHERE key = ${k}`)(key),
       Option.match({ onNone: () => 0n, onSome: (r) => r.used })
     )),
-  reserveStep: reserveStep(sql)
+  reserveStep
 })
 
-/** The PostgreSQL ReservationStore on the database in context (PgStore.layer); applies its migrations. */
-export const storeLayer: Layer.Layer<ReservationStore, StoreError, SqlClient.SqlClient | PgLocation | Atomic> = reservationStoreLayer(
-  migrate,
-  migrations,
-  makePgBackend
+/**
+ * The PostgreSQL ReservationStore on the database in context (PgStore.layer); applies its
+ * migrations. A reserve inside a caller's Atomic step joins it as one statement; outside any, it
+ * is batched with the reserves made at the same time (reserve-batch.ts, whose fiber this Layer owns).
+ */
+export const storeLayer: Layer.Layer<ReservationStore, StoreError, SqlClient.SqlClient | PgLocation | Atomic> = Layer.scoped(
+  ReservationStore,
+  Effect.gen(function*() {
+    yield* migrate(migrations)
+    const sql = yield* SqlClient.SqlClient
+    const single = singleReserveStep(sql)
+    const batched = yield* batchedReserveStep(sql, single)
+    return makePgBackend(sql, (yield* Atomic).transaction, (r) =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) => Option.isSome(open) ? single(r) : batched(r)))
+  })
 )
 
 /** Reservations (and its ReservationStore) on the PostgreSQL database in context. */
