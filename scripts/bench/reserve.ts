@@ -1,10 +1,15 @@
-// `npm run bench -- reserve [--n N] [--pg-concurrency C]`: reservations per second on each store,
+// `npm run bench -- reserve [--n N] [--pg-concurrency C] [--pg-only] [--diagnose]`: reservations per
+// second on each store,
 // each beside a baseline measured in the same run on the same store, printed as a ratio:
 //   noop tx  : an empty atomic step (memory: the journal lock; SQLite: BEGIN, the write-lock
 //              statement, COMMIT; PostgreSQL: BEGIN, SELECT 1, COMMIT);
 //   1-row tx : an atomic step that inserts one row (the least a durable reserve must write).
 // A reserve here is a new id drawing 1 unit from 1 key or 3 keys (a Writ chain with counts and a
 // total): the same keys every time ("hot": every reserve contends for the same rows) or fresh keys.
+// --pg-only skips memory and SQLite; --diagnose adds, after the timed runs on PostgreSQL with C in
+// flight, n more hot-key reserves observed by _reserve-diagnose.ts (statements, tuple writes and
+// server wait events per reserve), untimed so that the sampling cannot distort the ratios.
+// The last line is the issue's summary: the hot-key ratio on PostgreSQL with C in flight.
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -18,6 +23,7 @@ import * as PgStore from "../../src/store/postgres/client.js"
 import * as PgReservations from "../../src/store/postgres/reservations.js"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import * as SqliteReservations from "../../src/store/sqlite/reservations.js"
+import { diagnose } from "./_reserve-diagnose.js"
 
 const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
   const i = args.indexOf(`--${name}`)
@@ -34,6 +40,14 @@ const pgUp = (): Promise<boolean> =>
   })
 
 type R = Reservations | Atomic
+
+interface Figures {
+  readonly noop: number
+  readonly oneRow: number
+  readonly hot1: number
+  readonly hot3: number
+  readonly distinct1: number
+}
 const timeOps = async (
   rt: ManagedRuntime.ManagedRuntime<R | SqlClient.SqlClient, StoreError>,
   n: number,
@@ -56,7 +70,7 @@ const reserveOp = (prefix: string, keys: number, hot: boolean) => (i: number) =>
       onFailure: "consume"
     }))
 
-const report = (name: string, r: { noop: number; oneRow: number; hot1: number; hot3: number; distinct1: number }) =>
+const report = (name: string, r: Figures) =>
   console.log(
     `${name.padEnd(22)} baselines: noop tx ${fmt(r.noop)}/s, 1-row tx ${fmt(r.oneRow)}/s | reserve/s (ratio to 1-row tx): ` +
       `1 hot key ${fmt(r.hot1)} (${(r.hot1 / r.oneRow).toFixed(2)})  3 hot keys ${fmt(r.hot3)} (${(r.hot3 / r.oneRow).toFixed(2)})  ` +
@@ -68,8 +82,9 @@ const benchStore = async (
   layer: Layer.Layer<R | SqlClient.SqlClient, StoreError>,
   n: number,
   concurrency: number,
-  run: string
-) => {
+  run: string,
+  diagnosis?: (rt: ManagedRuntime.ManagedRuntime<R | SqlClient.SqlClient, StoreError>, work: Effect.Effect<void, unknown, R>) => Promise<void>
+): Promise<Figures> => {
   const rt = ManagedRuntime.make(layer)
   try {
     await rt.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -94,6 +109,11 @@ const benchStore = async (
       distinct1: await timeOps(rt, n, concurrency, ops.distinct1)
     }
     report(name, r)
+    if (diagnosis !== undefined) {
+      const op = reserveOp(`${run}-h1`, 1, true)
+      await diagnosis(rt, Effect.forEach(Array.from({ length: n }, (_, i) => 3 * n + i), op, { concurrency, discard: true }))
+    }
+    return r
   } finally {
     await rt.dispose()
   }
@@ -102,8 +122,46 @@ const benchStore = async (
 export const run = async (args: Array<string>): Promise<void> => {
   const n = flag(args, "n", 2000)
   const pgConcurrency = flag(args, "pg-concurrency", 8)
+  const pgOnly = args.includes("--pg-only")
   const runId = `b${process.pid}`
 
+  if (!pgOnly) await memoryAndSqlite(n, runId)
+  if (!(await pgUp())) {
+    console.log("postgres: 127.0.0.1:5432 unreachable, skipped")
+    console.log("reserve: postgres hot-key not measured (PostgreSQL unreachable) (target 0.5)")
+    return
+  }
+  const schema = `bench_reserve_${process.pid}`
+  // The pool's backends carry this name, so --diagnose samples only them.
+  const app = `mandate_bench_${process.pid}`
+  const url = `${PgStore.defaultUrl}?application_name=${app}`
+  let loaded: Figures | undefined
+  try {
+    for (const c of [1, pgConcurrency]) {
+      const last = c === pgConcurrency
+      loaded = await benchStore(
+        `postgres (${c} in flight)`,
+        PgReservations.layer.pipe(Layer.provideMerge(PgStore.layer({ url, schema, maxConnections: Math.max(2, c) }))),
+        n,
+        c,
+        `${runId}c${c}`,
+        last && args.includes("--diagnose")
+          ? (rt, work) => diagnose({ label: `1 hot key, ${c} in flight`, schema, app, n, rt, observer: PgStore.layer(), work })
+          : undefined
+      )
+    }
+  } finally {
+    await Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).pipe(
+      Effect.provide(PgStore.layer())
+    ))
+  }
+  if (loaded !== undefined) {
+    console.log(`reserve: postgres hot-key ${(loaded.hot1 / loaded.oneRow).toFixed(2)} of one-row tx (target 0.5)` +
+      ` [${pgConcurrency} in flight: 1 hot key ${loaded.hot1.toFixed(0)}/s, 1-row tx ${loaded.oneRow.toFixed(0)}/s]`)
+  }
+}
+
+const memoryAndSqlite = async (n: number, runId: string): Promise<void> => {
   // Memory: no SQL; the "noop" and "1-row" baselines are an empty step and a step writing one map entry.
   {
     const rt = ManagedRuntime.make(MemoryReservations.layer)
@@ -143,26 +201,5 @@ export const run = async (args: Array<string>): Promise<void> => {
     )
   } finally {
     rmSync(dir, { recursive: true, force: true })
-  }
-
-  if (!(await pgUp())) {
-    console.log("postgres: 127.0.0.1:5432 unreachable, skipped")
-    return
-  }
-  const schema = `bench_${process.pid}`
-  try {
-    for (const c of [1, pgConcurrency]) {
-      await benchStore(
-        `postgres (${c} in flight)`,
-        PgReservations.layer.pipe(Layer.provideMerge(PgStore.layer({ schema, maxConnections: Math.max(2, c) }))),
-        n,
-        c,
-        `${runId}c${c}`
-      )
-    }
-  } finally {
-    await Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).pipe(
-      Effect.provide(PgStore.layer())
-    ))
   }
 }

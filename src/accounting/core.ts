@@ -1,10 +1,11 @@
 // The accounting decision, written once over ReservationBackend: validation, idempotency, the
 // all-or-nothing limit check in request order, and settlement. Stores differ only in isolation.
 import { Effect, Layer, Option, String as Str } from "effect"
-import { type ReservationBackend, ReservationStore } from "./backend.js"
+import { type ReservationBackend, ReservationStore, type ReserveStep } from "./backend.js"
 import {
   type Actual,
   LimitExhausted,
+  type LimitSpec,
   type Reservation,
   ReservationConflict,
   ReservationInvalid,
@@ -19,6 +20,7 @@ import {
   type SettleError,
   SettlementInvalid
 } from "./reservations.js"
+import { StoreError } from "./store-error.js"
 
 /** Request validation; a caller bug is reported before any store is touched. */
 const validate = (request: ReserveRequest): Effect.Effect<void, ReservationInvalid> =>
@@ -48,41 +50,67 @@ const sameRequest = (r: Reservation, q: ReserveRequest): boolean =>
 const sortedDistinct = (keys: Iterable<string>): Array<string> =>
   Array.from(new Set(keys)).sort(Str.Order)
 
+/**
+ * The accounting rule, written once: the index of the first limit, in request order, that its
+ * consumption `used[i]` does not fit (`used + amount > limit`), or -1 when every limit fits. A
+ * store that takes the reserve as one step of its own applies the same predicate (see
+ * ReservationBackend.reserveStep) and its verdict is checked against this one.
+ */
+export const firstShort = (limits: ReadonlyArray<LimitSpec>, used: ReadonlyArray<bigint>): number =>
+  limits.findIndex((l, i) => used[i] + l.amount > l.limit)
+
+/** The reserve step composed from a backend's primitives, inside its `atomic`. */
+const composedStep = (backend: ReservationBackend) => (reservation: Reservation): Effect.Effect<ReserveStep, StoreError> =>
+  backend.atomic(Effect.gen(function*() {
+    yield* backend.lockId(reservation.id)
+    const existing = yield* backend.load(reservation.id)
+    if (Option.isSome(existing)) return { _tag: "Existing", reservation: existing.value } as const
+    const usage = yield* backend.lockUsage(sortedDistinct(reservation.limits.map((l) => l.key)))
+    const used = reservation.limits.map((l) => usage.get(l.key) ?? 0n)
+    // All or nothing: every limit is checked before anything is written.
+    if (firstShort(reservation.limits, used) >= 0) return { _tag: "Short", used } as const
+    yield* backend.addUsage(reservation.limits.filter((l) => l.amount !== 0n).map((l) => [l.key, l.amount] as const))
+    yield* backend.insert(reservation)
+    return { _tag: "Drawn", used } as const
+  }))
+
+/** A store step whose verdict disagrees with the rule (a bug in the store, never a caller's). */
+const inconsistent = (id: string, message: string) =>
+  new StoreError({ operation: "reservations.reserve", message: `reservation ${id}: ${message}` })
+
 export const makeReservations = (backend: ReservationBackend): ReservationsService => {
+  const step = backend.reserveStep ?? composedStep(backend)
   // Spans (issue 12 item 7): each entry point is named, with the reservation id as an attribute,
   // so a trace shows how long a call spends deciding and settling its spend.
   const reserve = Effect.fn("Reservations.reserve")(
     function*(request: ReserveRequest): Effect.fn.Return<Reserved, ReserveError> {
       yield* Effect.annotateCurrentSpan("reservation", request.id)
       yield* validate(request)
-      return yield* backend.atomic(Effect.gen(function*() {
-        yield* backend.lockId(request.id)
-        // Idempotency: an id already reserved is answered with what it holds, consuming nothing.
-        const existing = yield* backend.load(request.id)
-        if (Option.isSome(existing)) {
-          if (!sameRequest(existing.value, request)) return yield* new ReservationConflict({ id: request.id })
-          return { ...existing.value, replayed: true }
-        }
-        const usage = yield* backend.lockUsage(sortedDistinct(request.limits.map((l) => l.key)))
-        // All or nothing: every limit is checked, in request order, before anything is written;
-        // the first that does not fit is the answer.
-        for (const l of request.limits) {
-          const used = usage.get(l.key) ?? 0n
-          if (used + l.amount > l.limit) {
-            return yield* new LimitExhausted({ key: l.key, limit: l.limit, used, amount: l.amount })
-          }
-        }
-        const reservation: Reservation = {
-          id: request.id,
-          limits: request.limits.map((l) => ({ key: l.key, limit: l.limit, amount: l.amount })),
-          onFailure: request.onFailure,
-          state: "held",
-          consumed: request.limits.map((l) => l.amount)
-        }
-        yield* backend.addUsage(request.limits.filter((l) => l.amount !== 0n).map((l) => [l.key, l.amount] as const))
-        yield* backend.insert(reservation)
-        return { ...reservation, replayed: false }
-      }))
+      const reservation: Reservation = {
+        id: request.id,
+        limits: request.limits.map((l) => ({ key: l.key, limit: l.limit, amount: l.amount })),
+        onFailure: request.onFailure,
+        state: "held",
+        consumed: request.limits.map((l) => l.amount)
+      }
+      const found = yield* step(reservation)
+      // Idempotency: an id already reserved is answered with what it holds, consuming nothing.
+      if (found._tag === "Existing") {
+        if (!sameRequest(found.reservation, request)) return yield* new ReservationConflict({ id: request.id })
+        return { ...found.reservation, replayed: true }
+      }
+      if (found.used.length !== request.limits.length) {
+        return yield* inconsistent(request.id, `${found.used.length} consumptions read for ${request.limits.length} limits`)
+      }
+      const short = firstShort(request.limits, found.used)
+      if (found._tag === "Short") {
+        if (short < 0) return yield* inconsistent(request.id, "the store refused a reserve that fits every limit")
+        // The first limit, in request order, that does not fit is the answer.
+        const l = request.limits[short]
+        return yield* new LimitExhausted({ key: l.key, limit: l.limit, used: found.used[short], amount: l.amount })
+      }
+      if (short >= 0) return yield* inconsistent(request.id, `the store drew over the limit of ${request.limits[short].key}`)
+      return { ...reservation, replayed: false }
     }
   )
 
@@ -118,12 +146,14 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
       const deltas = r.limits
         .map((l, i) => [l.key, consumed[i] - r.consumed[i]] as const)
         .filter(([, d]) => d !== 0n)
+      const settled: Reservation = { ...r, state: target, consumed }
+      yield* backend.update(settled)
+      // The limit rows last, as in a reserve: a hot limit's row is locked for the least time
+      // (issue 13 item 5), and in the same order (id, reservation row, sorted keys) as reserves take.
       if (deltas.length > 0) {
         yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))
         yield* backend.addUsage(deltas)
       }
-      const settled: Reservation = { ...r, state: target, consumed }
-      yield* backend.update(settled)
       return settled
     }))
 

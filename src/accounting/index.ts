@@ -3,7 +3,7 @@
 // decimal helpers. Store Layers live in src/store/{memory,sqlite,postgres}.
 export * from "./reservations.js"
 export { storeError } from "./store-error.js"
-export { type ReservationBackend, ReservationStore } from "./backend.js"
-export { layer as reservationsLayer, makeReservations } from "./core.js"
+export { type ReservationBackend, ReservationStore, type ReserveStep } from "./backend.js"
+export { firstShort, layer as reservationsLayer, makeReservations } from "./core.js"
 export { compareDecimal, rescale } from "./decimal.js"
 export { DecisionEvents, type DecisionEventsService, publishDecision, ProtocolDecision, DecisionKind, DecisionProtocol, DecisionAmount } from "./decision-events.js"

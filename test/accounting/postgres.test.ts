@@ -117,7 +117,8 @@ describe.skipIf(!up)("postgres", () => {
           FOR EACH ROW EXECUTE FUNCTION refuse()`)
         const id = fresh("trig")
         const exit = yield* Effect.exit(r.reserve({ id, limits: [{ key: k, limit: 10n, amount: 4n }], onFailure: "consume" }))
-        expect(failure(exit)).toMatchObject({ _tag: "StoreError", operation: "reservations.insert" })
+        // The reserve is one statement (accounting_reserve): its failure is the step's, named so.
+        expect(failure(exit)).toMatchObject({ _tag: "StoreError", operation: "reservations.reserve" })
         expect(yield* r.used(k)).toBe(0n)
         yield* sql.unsafe("DROP TRIGGER refuse ON accounting_reservations")
         yield* r.reserve({ id, limits: [{ key: k, limit: 10n, amount: 4n }], onFailure: "consume" })

@@ -309,7 +309,11 @@ export const reservationSuite = <R>(h: Harness<R>) =>
 
     it.effect("leaves no half-state when a write fails mid-step (fault injection)", () =>
       Effect.gen(function*() {
-        for (const failAt of ["addUsage", "insert", "update"] as const) {
+        // A store whose reserve is one statement of its own (ReservationBackend.reserveStep:
+        // PostgreSQL) cannot fail between its writes from here: its test file has the database
+        // refuse them instead (triggers). Its settlement is composed from the primitives, as here.
+        const own = (yield* h.backend).reserveStep !== undefined
+        for (const failAt of own ? ["update"] as const : ["addUsage", "insert", "update"] as const) {
           const [k1, k2, id] = [fresh("k"), fresh("k"), fresh("id")]
           if (failAt === "update") yield* svc((r) => r.reserve({ id, limits: [lim(k1, 10, 4), lim(k2, 10, 4)], onFailure: "consume" }))
           const faulty = yield* (Effect.map(h.backend, (b): ReservationsService => {

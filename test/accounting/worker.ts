@@ -38,7 +38,9 @@ const storeLayer = (store: Args["store"], target: string): Layer.Layer<Reservati
     : PgReservations.storeLayer.pipe(Layer.provideMerge(PgStore.layer({ schema: target, maxConnections: 4, connectTimeoutMs: 60_000 })))
 
 // The real decision over the real store, with an optional pause between reading and writing that
-// widens the window in which another process could interleave.
+// widens the window in which another process could interleave. PostgreSQL's reserve is one
+// statement (ReservationBackend.reserveStep) with no such window on the client: there the pause
+// does not apply and the processes race on the server's row lock itself.
 const reservations = Layer.effect(
   Reservations,
   Effect.map(ReservationStore, (b) =>
