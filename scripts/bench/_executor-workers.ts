@@ -19,32 +19,10 @@ import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { join } from "node:path"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
-import { signerFromSeed, verify } from "../../src/kernel/ed25519.js"
+import { ed25519Limit, flag } from "./_limit.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import * as PgStore from "../../src/store/postgres/client.js"
 import { type Answer, call, key, postRaw, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
-
-const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
-  const i = args.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(args[i + 1]) : dflt
-  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} takes a positive integer`)
-  return v
-}
-
-const ed25519Limit = (sample: Uint8Array, ms: number): number => {
-  const s = signerFromSeed(new Uint8Array(32).fill(9))
-  const sig = s.sign(sample)
-  let n = 0
-  const t0 = performance.now()
-  while (performance.now() - t0 < ms) {
-    for (let i = 0; i < 50; i++) {
-      if (!verify(s.publicKey, sample, sig)) throw new Error("baseline verify failed")
-      s.sign(sample)
-    }
-    n += 50
-  }
-  return n / ((performance.now() - t0) / 1000)
-}
 
 /** CPU seconds (user + system) of one process so far. */
 const cpuOf = (pid: number): number => {

@@ -22,35 +22,10 @@ import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { join } from "node:path"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
-import { signerFromSeed, verify } from "../../src/kernel/ed25519.js"
+import { ed25519Limit, flag } from "./_limit.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { runWorkers } from "./_executor-workers.js"
 import { type Answer, call, identity, key, postRaw, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
-
-const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number => {
-  const i = args.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(args[i + 1]) : dflt
-  if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} takes a positive integer`)
-  return v
-}
-
-// ---------------------------------------------------------------------------------------------
-// Baseline: one Ed25519 verify plus one sign (node:crypto through the kernel), per second.
-
-const ed25519Limit = (sample: Uint8Array, ms = 1500): number => {
-  const s = signerFromSeed(new Uint8Array(32).fill(9))
-  const sig = s.sign(sample)
-  let n = 0
-  const t0 = performance.now()
-  while (performance.now() - t0 < ms) {
-    for (let i = 0; i < 50; i++) {
-      if (!verify(s.publicKey, sample, sig)) throw new Error("baseline verify failed")
-      s.sign(sample)
-    }
-    n += 50
-  }
-  return n / ((performance.now() - t0) / 1000)
-}
 
 // ---------------------------------------------------------------------------------------------
 // A small keep-alive HTTP driver: C requests in flight, each answer handed to `onAnswer`.

@@ -21,6 +21,7 @@ import { locationOf } from "../store/postgres/client.js"
 import * as PgWrit from "../store/postgres/writ-stores.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
+import type { StoreError } from "../writ/executor/stores.js"
 import { Application, RootPolicy } from "../writ/executor/services.js"
 import { describeServeError, loadHandler, readBindingsFile, readSeedFile, ServeError } from "./inputs.js"
 import { parseLocation, recordDecisions } from "./ledger-open.js"
@@ -136,7 +137,8 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
     const where = parseLocation(options.storeFile)
     // A URL's credentials never reach an error message.
     const storeName = where.store === "postgres" ? locationOf(where.url, where.schema) : options.storeFile
-    const stores = where.store === "postgres"
+    // What the executor needs of either store (each also provides more: its gate, worker, batcher).
+    const stores: Layer.Layer<Extract<SqliteWrit.SqliteWritContext, PgWrit.PgWritContext>, StoreError> = where.store === "postgres"
       ? PgWrit.layer({
         url: where.url,
         ...(where.schema === undefined ? {} : { schema: where.schema }),

@@ -1,6 +1,6 @@
 // The tables of the PostgreSQL Writ executor stores (spec section 9), shared by every worker process
 // serving one executor key. They mirror the SQLite tables (src/store/sqlite/writ-stores.ts) so the
-// row Schemas of src/store/sqlite/writ-rows.ts decode both: JSON objects as RFC 8785 text, flags as
+// row Schemas of src/store/sql/writ-rows.ts decode both: JSON objects as RFC 8785 text, flags as
 // 0 or 1, identity lists as JSON arrays. Two additions for several workers:
 //   - `worker` on pending calls and begun reversals: the identity of the process that is running
 //     the operation (src/store/postgres/writ-worker.ts), so recovery after a restart resolves only

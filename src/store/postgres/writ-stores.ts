@@ -1,6 +1,6 @@
 // PostgreSQL Writ executor stores (spec section 9) for several worker processes serving one
 // executor key: the same stores as the SQLite file (src/store/sqlite/writ-stores.ts), with the same
-// row Schemas (src/store/sqlite/writ-rows.ts), on one schema that every worker opens. Every write
+// row Schemas (src/store/sql/writ-rows.ts), on one schema that every worker opens. Every write
 // made inside `Atomic.transaction` joins the worker's PostgreSQL transaction (src/store/sql/
 // transaction.ts), so a pending entry and its count and total consumption commit together
 // (section 7 steps 9 and 10); the admission gate of src/store/postgres/writ-gate.ts wraps each
@@ -48,7 +48,7 @@ import {
   reversalFromRow,
   StoredJson,
   TallyRow
-} from "../sqlite/writ-rows.js"
+} from "../sql/writ-rows.js"
 import { layer as pgLayer, migrate, type PgLocation, type PgStoreOptions } from "./client.js"
 import * as PgReservations from "./reservations.js"
 import * as WritGate from "./writ-gate.js"

@@ -46,7 +46,7 @@ import {
   reversalFromRow,
   StoredJson,
   TallyRow
-} from "./writ-rows.js"
+} from "../sql/writ-rows.js"
 
 /**
  * IF NOT EXISTS: a store written before the Migrator already has these tables (recorded as

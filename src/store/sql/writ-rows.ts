@@ -1,4 +1,4 @@
-// The rows of the SQLite Writ executor stores (spec section 9) as Schemas: every row read is decoded,
+// The rows of the SQL Writ executor stores (spec section 9, SQLite and PostgreSQL alike) as Schemas: every row read is decoded,
 // so a corrupted store (an unknown state, a flag that is not 0 or 1, JSON that does not parse, a
 // final call without its tally) is a StoreError naming what is wrong, never a wrong answer.
 //
