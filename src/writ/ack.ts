@@ -5,7 +5,7 @@ import type { Json } from "../kernel/json.js"
 import { has, isJsonObject } from "./bound.js"
 import { isStandingOp } from "./call.js"
 import { verifyChain } from "./chain.js"
-import { type WritError, writError } from "./reason.js"
+import { WritError, writError } from "./reason.js"
 import { revokeCovers, verifyRevoke } from "./revoke.js"
 import { hashOf } from "./sign.js"
 import { type CheckedTally, verifyTallyObject } from "./tally.js"
@@ -64,15 +64,19 @@ export const ackSpec: ObjectSpec<AckMembers> = {
   // Step 2: `sig`, `revoke`, `out`.
   binaryMembers: (o) => stringMembers(o, ["sig", "revoke", "out"]),
   // Step 5, the table of section 9.4 in order.
-  checkMembers: (o, path) =>
-    Effect.gen(function* () {
-      const revoke = yield* memberHash(o, "revoke", path)
-      const iss = yield* memberKey(o, "iss", path)
-      const rcv = yield* memberInteger(o, "rcv", path)
-      const out = yield* memberHash(o, "out", path)
-      const sig = yield* memberSig(o, path)
-      return { revoke, iss, rcv, out, sig }
-    })
+  checkMembers: (o, path, cache) => {
+    const revoke = memberHash(o, "revoke", path)
+    if (revoke instanceof WritError) return revoke
+    const iss = memberKey(o, "iss", path, cache)
+    if (iss instanceof WritError) return iss
+    const rcv = memberInteger(o, "rcv", path)
+    if (rcv instanceof WritError) return rcv
+    const out = memberHash(o, "out", path)
+    if (out instanceof WritError) return out
+    const sig = memberSig(o, path)
+    if (sig instanceof WritError) return sig
+    return { revoke, iss, rcv, out, sig }
+  }
 }
 
 /** Section 6.1 steps 1 to 5 on an ack. */
