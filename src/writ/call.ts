@@ -2,9 +2,9 @@
 // steps a verifier can run without executor state, each a separate Effect so the executor can
 // compose them in section 7's order, and each a plain function so `verifyCall` runs them all
 // inside one Effect (issue 13 item 1).
-import { Effect, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
-import { type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
+import { VerificationCache, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { argsFailure, prefixMatches } from "./bound.js"
 import { chainLinksFailure, checkChainLinks, checkExpiry, expiryFailure, RootLifetime, verifyReceivedChainWritsSync } from "./chain.js"
 import { WritError, writError } from "./reason.js"
@@ -181,8 +181,10 @@ const afterStepOne = (
 export const verifyCall: (input: ObjectInput, options?: { readonly now?: number }) => Effect.Effect<VerifiedCall, WritError> = Effect.fn(
   "writ.verifyCall"
 )(function* (input: ObjectInput, options: { readonly now?: number } = {}) {
-  const cache = yield* verificationCacheSync
-  const { maxSeconds } = yield* RootLifetime
+  // Both services in one read of the context.
+  const context = yield* Effect.context<never>()
+  const cache = Option.getOrUndefined(Context.getOption(context, VerificationCache))?.sync
+  const { maxSeconds } = Context.get(context, RootLifetime)
   // Section 7 step 1: section 6.1 steps 1 to 5 on the call.
   const call = checkObjectSync(callSpec, input, "", cache)
   if (call instanceof WritError) return yield* Effect.fail(call)
