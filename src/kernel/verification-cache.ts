@@ -38,7 +38,22 @@ export interface VerificationCacheStats {
   readonly keysJudged: number
 }
 
+/**
+ * The same operations as plain functions, for a verifier that reads the service once at its entry
+ * point and then runs section 6.1 as ordinary code (issue 13 item 1: an Effect per lookup cost
+ * more than the lookup). Only what is in the cache's context ever calls them.
+ */
+export interface VerificationCacheSync {
+  readonly key: (did: string) => Option.Option<VerifyingKey>
+  readonly passed: (check: string) => boolean
+  readonly remember: (check: string) => void
+  readonly verified: (key: string) => Option.Option<unknown>
+  readonly hold: (key: string, value: unknown, bytes: number) => void
+}
+
 export interface VerificationCacheShape {
+  /** The operations below as plain functions. */
+  readonly sync: VerificationCacheSync
   /** The key `did` names, judged once and remembered, or None when it names no usable key. */
   readonly key: (did: string) => Effect.Effect<Option.Option<VerifyingKey>>
   /** Whether the signature check named `check` already passed. */
@@ -121,27 +136,33 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
       entries.set(key, { entry, bytes: cost })
       bytes += cost
     }
+    const sync: VerificationCacheSync = {
+      key: (did) => {
+        // Nothing longer than a did:key is looked up, copied or decoded (issue 11 item 2).
+        if (!hasDidKeyShape(did)) return Option.none()
+        const k = `k ${did}`
+        const hit = lookup(k)
+        if (hit !== undefined && hit.kind === "key") return hit.key
+        keysJudged++
+        const judged = judge(did)
+        store(k, { kind: "key", key: judged })
+        return judged
+      },
+      passed: (check) => lookup(`s ${check}`) !== undefined,
+      remember: (check) => store(`s ${check}`, { kind: "passed" }),
+      verified: (key) => {
+        const hit = lookup(`v ${key}`)
+        return hit !== undefined && hit.kind === "value" ? Option.some(hit.value) : Option.none()
+      },
+      hold: (key, value, bytes) => store(`v ${key}`, { kind: "value", value, bytes })
+    }
     return {
-      key: (did) =>
-        Effect.sync(() => {
-          // Nothing longer than a did:key is looked up, copied or decoded (issue 11 item 2).
-          if (!hasDidKeyShape(did)) return Option.none()
-          const k = `k ${did}`
-          const hit = lookup(k)
-          if (hit !== undefined && hit.kind === "key") return hit.key
-          keysJudged++
-          const judged = judge(did)
-          store(k, { kind: "key", key: judged })
-          return judged
-        }),
-      passed: (check) => Effect.sync(() => lookup(`s ${check}`) !== undefined),
-      remember: (check) => Effect.sync(() => store(`s ${check}`, { kind: "passed" })),
-      verified: (key) =>
-        Effect.sync(() => {
-          const hit = lookup(`v ${key}`)
-          return hit !== undefined && hit.kind === "value" ? Option.some(hit.value) : Option.none()
-        }),
-      hold: (key, value, bytes) => Effect.sync(() => store(`v ${key}`, { kind: "value", value, bytes })),
+      sync,
+      key: (did) => Effect.sync(() => sync.key(did)),
+      passed: (check) => Effect.sync(() => sync.passed(check)),
+      remember: (check) => Effect.sync(() => sync.remember(check)),
+      verified: (key) => Effect.sync(() => sync.verified(key)),
+      hold: (key, value, bytes) => Effect.sync(() => sync.hold(key, value, bytes)),
       stats: Effect.sync(() => ({ entries: entries.size, bytes, maxBytes, keysJudged }))
     }
   }
@@ -162,6 +183,19 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
     )
   )
 }
+
+/** The key `did` names, judged afresh (no cache). */
+export const judgeKey = (did: string): Option.Option<VerifyingKey> => (hasDidKeyShape(did) ? judge(did) : Option.none())
+
+/** The key `did` names, through `cache` when there is one: the plain form of {@link verifyingKey}. */
+export const verifyingKeySync = (cache: VerificationCacheSync | undefined, did: string): Option.Option<VerifyingKey> =>
+  cache === undefined ? judge(did) : cache.key(did)
+
+/** The cache in context as plain functions, or undefined: what an entry point reads once. */
+export const verificationCacheSync: Effect.Effect<VerificationCacheSync | undefined> = Effect.map(
+  Effect.serviceOption(VerificationCache),
+  (o) => (Option.isSome(o) ? o.value.sync : undefined)
+)
 
 /** The key `did` names, through the cache in context when there is one. */
 export const verifyingKey = (did: string): Effect.Effect<Option.Option<VerifyingKey>> =>

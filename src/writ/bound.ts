@@ -265,6 +265,9 @@ const boundsOrFailure = (u: unknown, path: string): Bounds | WritError => {
   return bounds
 }
 
+/** Section 6.1 step 5 for `bnd` as a plain function: the bounds or the first failure. */
+export const checkBoundsSync = (u: unknown, path = "bnd"): Bounds | WritError => boundsOrFailure(u, path)
+
 export const checkBounds = (u: unknown, path = "bnd"): Effect.Effect<Bounds, WritError> =>
   Effect.suspend(() => {
     const b = boundsOrFailure(u, path)
@@ -280,16 +283,22 @@ export const applicationBounds = (bnd: Bounds): Array<[string, Bound]> =>
 
 /** Section 7.2: every application bound has an argument (`missing_arg`), then every argument
  * satisfies its bound (`out_of_bounds`). Presence is checked for all before satisfaction for any. */
+export const argsFailure = (bnd: Bounds, args: Record<string, unknown>): WritError | undefined => {
+  const app = applicationBounds(bnd)
+  // Pass 1: presence.
+  for (const [n] of app) {
+    if (!has(args, n)) return writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`)
+  }
+  // Pass 2: satisfaction.
+  for (const [n, b] of app) {
+    if (!boundSatisfied(b, args[n])) return writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`)
+  }
+  return undefined
+}
+
+/** Section 7.2 as an Effect. */
 export const checkArgs = (bnd: Bounds, args: Record<string, unknown>): Effect.Effect<void, WritError> =>
   Effect.suspend(() => {
-    const app = applicationBounds(bnd)
-    // Pass 1: presence.
-    for (const [n] of app) {
-      if (!has(args, n)) return Effect.fail(writError("missing_arg", `args.${n}`, `argument ${n} is bounded and absent`))
-    }
-    // Pass 2: satisfaction.
-    for (const [n, b] of app) {
-      if (!boundSatisfied(b, args[n])) return Effect.fail(writError("out_of_bounds", `args.${n}`, `argument ${n} outside its ${b.t} bound`))
-    }
-    return Effect.void
+    const e = argsFailure(bnd, args)
+    return e === undefined ? Effect.void : Effect.fail(e)
   })

@@ -1,15 +1,18 @@
 // The call, spec section 5: its wire Schema, its section 6.1 member table, and the section 7
 // steps a verifier can run without executor state, each a separate Effect so the executor can
-// compose them in section 7's order.
-import { Effect, Schema } from "effect"
+// compose them in section 7's order, and each a plain function so `verifyCall` runs them all
+// inside one Effect (issue 13 item 1).
+import { Context, Effect, Option, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
-import { checkArgs, prefixMatches } from "./bound.js"
-import { checkChainLinks, checkExpiry, verifyReceivedChainWrits } from "./chain.js"
-import { type WritError, writError } from "./reason.js"
+import { VerificationCache, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
+import { argsFailure, prefixMatches } from "./bound.js"
+import { chainLinksFailure, checkChainLinks, checkExpiry, expiryFailure, RootLifetime, verifyReceivedChainWritsSync } from "./chain.js"
+import { WritError, writError } from "./reason.js"
 import {
   type Checked,
   checkObject,
-  checkSignature,
+  checkObjectSync,
+  checkSignatureSync,
   memberChain,
   memberKey,
   memberObject,
@@ -18,6 +21,7 @@ import {
   memberString,
   type ObjectInput,
   type ObjectSpec,
+  result,
   stringMembers
 } from "./verify.js"
 import { type CheckedWrit, Writ } from "./writ.js"
@@ -64,18 +68,23 @@ export const callSpec: ObjectSpec<CallMembers> = {
   // Step 2: `sig`, `id`.
   binaryMembers: (o) => stringMembers(o, ["sig", "id"]),
   // Step 5, the table of section 5 in order.
-  checkMembers: (o, path) =>
-    Effect.gen(function* () {
-      const id = yield* memberRandom(o, "id", path)
-      const chain = yield* memberChain(o, "chain", path)
-      // A call's chain is not empty (section 5).
-      if (chain.length === 0) return yield* Effect.fail(writError("malformed", path === "" ? "chain" : `${path}.chain`, "a call's chain is not empty"))
-      const from = yield* memberKey(o, "from", path)
-      const op = yield* memberString(o, "op", path)
-      const args = yield* memberObject(o, "args", path)
-      const sig = yield* memberSig(o, path)
-      return { id, chain, from, op, args, sig }
-    })
+  checkMembers: (o, path, cache) => {
+    const id = memberRandom(o, "id", path)
+    if (id instanceof WritError) return id
+    const chain = memberChain(o, "chain", path)
+    if (chain instanceof WritError) return chain
+    // A call's chain is not empty (section 5).
+    if (chain.length === 0) return writError("malformed", path === "" ? "chain" : `${path}.chain`, "a call's chain is not empty")
+    const from = memberKey(o, "from", path, cache)
+    if (from instanceof WritError) return from
+    const op = memberString(o, "op", path)
+    if (op instanceof WritError) return op
+    const args = memberObject(o, "args", path)
+    if (args instanceof WritError) return args
+    const sig = memberSig(o, path)
+    if (sig instanceof WritError) return sig
+    return { id, chain, from, op, args, sig }
+  }
 }
 
 /** Section 7 step 1: the call passes section 6.1 steps 1 to 5 (no signature yet). Returns the
@@ -84,9 +93,18 @@ export const checkCall = (input: ObjectInput, path = ""): Effect.Effect<CheckedC
 
 /** Section 7 step 2: every writ in the chain passes section 6.1, in array order; then the call's
  * signature verifies under `from`. Failures here are answered unsigned. */
+export const verifyCallSignaturesSync = (
+  call: CheckedCall,
+  path: string,
+  cache: VerificationCacheSync | undefined
+): ReadonlyArray<CheckedWrit> | WritError => {
+  const writs = verifyReceivedChainWritsSync(call.reading, call.value.chain, path === "" ? "chain" : `${path}.chain`, cache)
+  if (writs instanceof WritError) return writs
+  return checkSignatureSync(callSpec, call, call.value.from, path, cache) ?? writs
+}
+
 export const verifyCallSignatures = (call: CheckedCall, path = ""): Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> =>
-  Effect.flatMap(verifyReceivedChainWrits(call.reading, call.value.chain, path === "" ? "chain" : `${path}.chain`), (writs) =>
-    Effect.as(checkSignature(callSpec, call, call.value.from, path), writs))
+  Effect.flatMap(verificationCacheSync, (cache) => result(verifyCallSignaturesSync(call, path, cache)))
 
 /** Section 7 step 3: the rest of section 4's chain verification. */
 export const checkCallChain = (chain: ReadonlyArray<CheckedWrit>): Effect.Effect<void, WritError> => checkChainLinks(chain)
@@ -98,29 +116,37 @@ export const checkCallExpiry = (chain: ReadonlyArray<CheckedWrit>, now: number):
 /** Section 7 step 8, forward call: `from` is the leaf `iss` (`no_standing`); `op` does not begin
  * with `sys/` and is matched by the leaf `act` (`forbidden_op`); then section 7.2
  * (`missing_arg`, then `out_of_bounds`). */
+export const forwardFailure = (call: CheckedCall, chain: ReadonlyArray<CheckedWrit>): WritError | undefined => {
+  const leaf = chain[chain.length - 1].value
+  const { from, op, args } = call.value
+  if (from !== leaf.iss) return writError("no_standing", "from", "a forward call is signed by the leaf issuer")
+  if (isStandingOp(op) || !prefixMatches(leaf.bnd.act.v as string, op)) {
+    return writError("forbidden_op", "op", `op ${JSON.stringify(op)} is not matched by the leaf act`)
+  }
+  return argsFailure(leaf.bnd, args)
+}
+
 export const checkForward = (call: CheckedCall, chain: ReadonlyArray<CheckedWrit>): Effect.Effect<void, WritError> =>
-  Effect.suspend(() => {
-    const leaf = chain[chain.length - 1].value
-    const { from, op, args } = call.value
-    if (from !== leaf.iss) return Effect.fail(writError("no_standing", "from", "a forward call is signed by the leaf issuer"))
-    if (isStandingOp(op) || !prefixMatches(leaf.bnd.act.v as string, op)) {
-      return Effect.fail(writError("forbidden_op", "op", `op ${JSON.stringify(op)} is not matched by the leaf act`))
-    }
-    return checkArgs(leaf.bnd, args)
-  })
+  Effect.suspend(() => result(forwardFailure(call, chain)))
 
 /** Section 7 step 8, standing call: `from` is the `iss` of some writ in the chain (`no_standing`);
  * then `op` is one of `definedOps`, the section 8 operations (`forbidden_op`). */
+export const standingFailure = (
+  call: CheckedCall,
+  chain: ReadonlyArray<CheckedWrit>,
+  definedOps: ReadonlySet<string> = definedStandingOps
+): WritError | undefined => {
+  const { from, op } = call.value
+  if (!chain.some((w) => w.value.iss === from)) return writError("no_standing", "from", "from issued no writ in the chain")
+  if (!definedOps.has(op)) return writError("forbidden_op", "op", `${op} is not a defined standing operation`)
+  return undefined
+}
+
 export const checkStanding = (
   call: CheckedCall,
   chain: ReadonlyArray<CheckedWrit>,
   definedOps: ReadonlySet<string> = definedStandingOps
-): Effect.Effect<void, WritError> =>
-  Effect.gen(function* () {
-    const { from, op } = call.value
-    if (!chain.some((w) => w.value.iss === from)) return yield* Effect.fail(writError("no_standing", "from", "from issued no writ in the chain"))
-    if (!definedOps.has(op)) return yield* Effect.fail(writError("forbidden_op", "op", `${op} is not a defined standing operation`))
-  })
+): Effect.Effect<void, WritError> => Effect.suspend(() => result(standingFailure(call, chain, definedOps)))
 
 /** A call that passed everything a verifier without executor state checks (`verify_call`, section 14). */
 export interface VerifiedCall {
@@ -128,30 +154,45 @@ export interface VerifiedCall {
   readonly chain: ReadonlyArray<CheckedWrit>
 }
 
+/** Section 7 steps 2 on, after step 1: what `verifyCall` runs as plain code. */
+const afterStepOne = (
+  call: CheckedCall,
+  now: number | undefined,
+  maxSeconds: number | null,
+  cache: VerificationCacheSync | undefined
+): ReadonlyArray<CheckedWrit> | WritError => {
+  // Step 2: the chain's writs, then the call's signature.
+  const chain = verifyCallSignaturesSync(call, "", cache)
+  if (chain instanceof WritError) return chain
+  // Step 3: the rest of the chain verification.
+  const failure =
+    chainLinksFailure(chain) ??
+    (isStandingOp(call.value.op)
+      ? // Standing: expiry is not checked; `no_standing`, then `forbidden_op`.
+        standingFailure(call, chain)
+      : // Forward: step 4 expiry, then `no_standing`, `forbidden_op`, `missing_arg`, `out_of_bounds`.
+        (now === undefined ? undefined : expiryFailure(chain, now, maxSeconds)) ?? forwardFailure(call, chain))
+  return failure ?? chain
+}
+
 /** The `verify_call` operation (section 14): section 7 steps 1 to 3, expiry at `now` when given and
- * the call is forward, then section 5's forward or standing rules in order. */
+ * the call is forward, then section 5's forward or standing rules in order. The services are read
+ * once and every step runs as plain code: one span and a handful of Effect operations a call. */
 export const verifyCall: (input: ObjectInput, options?: { readonly now?: number }) => Effect.Effect<VerifiedCall, WritError> = Effect.fn(
   "writ.verifyCall"
 )(function* (input: ObjectInput, options: { readonly now?: number } = {}) {
+  // Both services in one read of the context.
+  const context = yield* Effect.context<never>()
+  const cache = Option.getOrUndefined(Context.getOption(context, VerificationCache))?.sync
+  const { maxSeconds } = Context.get(context, RootLifetime)
   // Section 7 step 1: section 6.1 steps 1 to 5 on the call.
-  const call = yield* checkCall(input)
-  yield* Effect.annotateCurrentSpan({ "writ.call": call.id, "writ.op": call.value.op })
-  // Step 2: the chain's writs, then the call's signature.
-  const chain = yield* verifyCallSignatures(call)
-  const leaf = chain[chain.length - 1].id
-  yield* Effect.annotateCurrentSpan({ "writ.leaf": leaf })
-  // Steps 3 on. (None of them writes a log line, so none is annotated: an annotation scope per
-  // call cost more than these steps do.)
-  // Step 3: the rest of the chain verification.
-  yield* checkCallChain(chain)
-  if (isStandingOp(call.value.op)) {
-    // Standing: expiry is not checked; `no_standing`, then `forbidden_op`.
-    yield* checkStanding(call, chain)
-  } else {
-    // Forward: step 4 expiry, then `no_standing`, `forbidden_op`, `missing_arg`, `out_of_bounds`.
-    if (options.now !== undefined) yield* checkCallExpiry(chain, options.now)
-    yield* checkForward(call, chain)
-  }
+  const call = checkObjectSync(callSpec, input, "", cache)
+  if (call instanceof WritError) return yield* Effect.fail(call)
+  const chain = afterStepOne(call, options.now, maxSeconds, cache)
+  // One annotation for the span (an annotation per step cost more than the steps do); the leaf
+  // is known once step 2 passed.
+  const leaf = chain instanceof WritError ? undefined : chain[chain.length - 1].id
+  yield* Effect.annotateCurrentSpan(leaf === undefined ? { "writ.call": call.id, "writ.op": call.value.op } : { "writ.call": call.id, "writ.op": call.value.op, "writ.leaf": leaf })
+  if (chain instanceof WritError) return yield* Effect.fail(chain)
   return { call, chain }
 })
-

@@ -2,22 +2,21 @@
 import { Context, Effect, Either, Layer, Option, String as Str } from "effect"
 import { hashTextB64 } from "../kernel/hash.js"
 import { type JsonObject, type Reading, readJson } from "../kernel/json.js"
-import { copyString, VerificationCache } from "../kernel/verification-cache.js"
+import { copyString, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { boundNarrows, has } from "./bound.js"
-import { type WritError, writError } from "./reason.js"
+import { WritError, writError } from "./reason.js"
 import { canonicalText } from "./sign.js"
-import { chainShape, type ObjectInput, Within } from "./verify.js"
-import { type CheckedWrit, verifyWrit, writSpec } from "./writ.js"
+import { chainShape, failOr, type ObjectInput, result, Within } from "./verify.js"
+import { type CheckedWrit, verifyWritSync, writSpec } from "./writ.js"
 
 const p = (i: number) => `chain[${i}]`
 
-// The link checks are plain functions returning the first failure, or undefined, wrapped once as
-// Effects: they run on every call, and a generator per check cost more than the checks themselves.
-
-const failOr = (e: WritError | undefined): Effect.Effect<void, WritError> => (e === undefined ? Effect.void : Effect.fail(e))
+// The checks are plain functions returning the first failure (or undefined, or the value), wrapped
+// once as Effects: they run on every call, and an Effect per check cost more than the checks
+// themselves (issue 13 item 1). The `...Sync` forms are what the entry points run.
 
 /** Section 4 steps 1 to 5 on one pair, the first failure or undefined. */
-const childFailure = (child: CheckedWrit, parent: CheckedWrit, path?: string): WritError | undefined => {
+export const childFailure = (child: CheckedWrit, parent: CheckedWrit, path?: string): WritError | undefined => {
   const C = child.value
   const P = parent.value
   const at = (m: string) => (path === undefined ? undefined : `${path}.${m}`)
@@ -46,7 +45,7 @@ const childFailure = (child: CheckedWrit, parent: CheckedWrit, path?: string): W
 export const checkChild = (child: CheckedWrit, parent: CheckedWrit, path?: string): Effect.Effect<void, WritError> =>
   Effect.suspend(() => failOr(childFailure(child, parent, path)))
 
-const depthFailure = (chain: ReadonlyArray<CheckedWrit>, path: string): WritError | undefined => {
+export const depthFailure = (chain: ReadonlyArray<CheckedWrit>, path: string): WritError | undefined => {
   const n = chain.length
   for (let i = 0; i < n; i++) {
     const d = chain[i].value.bnd.depth
@@ -63,8 +62,22 @@ export const checkDepth = (chain: ReadonlyArray<CheckedWrit>, path = "chain"): E
   Effect.suspend(() => failOr(depthFailure(chain, path)))
 
 /** Section 7 step 2 (and section 9.1 step 2): every writ in the chain passes section 6.1, in array order. */
+export const verifyChainWritsSync = (
+  chain: ReadonlyArray<ObjectInput>,
+  path: string,
+  cache: VerificationCacheSync | undefined
+): ReadonlyArray<CheckedWrit> | WritError => {
+  const out: Array<CheckedWrit> = []
+  for (let i = 0; i < chain.length; i++) {
+    const w = verifyWritSync(chain[i], `${path}[${i}]`, cache)
+    if (w instanceof WritError) return w
+    out.push(w)
+  }
+  return out
+}
+
 export const verifyChainWrits = (chain: ReadonlyArray<ObjectInput>, path = "chain"): Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> =>
-  Effect.forEach(chain, (w, i) => verifyWrit(w, `${path}[${i}]`))
+  Effect.flatMap(verificationCacheSync, (cache) => result(verifyChainWritsSync(chain, path, cache)))
 
 // ---------------------------------------------------------------------------------------------
 // A chain as received, verified once (issue 13 item 1; DESIGN.md, "Crypto hot path"). The same
@@ -89,75 +102,104 @@ const heldKey = (digest: string) => `chain ${digest}`
  * already computed. The typed values are rebuilt by section 6.1 step 5, which passed on these
  * bytes already.
  */
-const detached = (text: string, writs: ReadonlyArray<CheckedWrit>, path: string): Effect.Effect<ReadonlyArray<CheckedWrit> | undefined, WritError> =>
-  Effect.gen(function* () {
-    const copy = copyString(text)
-    const again = readJson(copy, { maxDepth: 64, integersOnly: true, spanLevels: 2, cut: "sig" })
-    if (Either.isLeft(again) || !Array.isArray(again.right.value) || again.right.value.length !== writs.length) return undefined
-    const reading = again.right
-    const out: Array<CheckedWrit> = []
-    for (let i = 0; i < writs.length; i++) {
-      const json = (reading.value as ReadonlyArray<JsonObject>)[i]
-      const span = reading.spans.get(json)
-      const canonical = span !== undefined && span.canonical ? copy.slice(span.start, span.end) : canonicalText(json)
-      const cut = span?.cut
-      const withoutSig = cut === undefined ? undefined : copy.slice(span!.start, cut[0]) + copy.slice(cut[1], span!.end)
-      const value = yield* writSpec.checkMembers(json, `${path}[${i}]`)
-      out.push(withoutSig === undefined ? { json, value, canonical, id: writs[i].id } : { json, value, canonical, id: writs[i].id, withoutSig })
-    }
-    return out
-  })
+const detached = (
+  text: string,
+  writs: ReadonlyArray<CheckedWrit>,
+  path: string,
+  cache: VerificationCacheSync
+): ReadonlyArray<CheckedWrit> | undefined | WritError => {
+  const copy = copyString(text)
+  const again = readJson(copy, { maxDepth: 64, integersOnly: true, spanLevels: 2, cut: "sig" })
+  if (Either.isLeft(again) || !Array.isArray(again.right.value) || again.right.value.length !== writs.length) return undefined
+  const reading = again.right
+  const out: Array<CheckedWrit> = []
+  for (let i = 0; i < writs.length; i++) {
+    const json = (reading.value as ReadonlyArray<JsonObject>)[i]
+    const span = reading.spans.get(json)
+    const canonical = span !== undefined && span.canonical ? copy.slice(span.start, span.end) : canonicalText(json)
+    const cut = span?.cut
+    const withoutSig = cut === undefined ? undefined : copy.slice(span!.start, cut[0]) + copy.slice(cut[1], span!.end)
+    const value = writSpec.checkMembers(json, `${path}[${i}]`, cache)
+    if (value instanceof WritError) return value
+    out.push(withoutSig === undefined ? { json, value, canonical, id: writs[i].id } : { json, value, canonical, id: writs[i].id, withoutSig })
+  }
+  return out
+}
 
 /**
  * Section 7 step 2 (and section 9.1 step 2) on the chain of an object read from received text:
  * every writ passes section 6.1, in array order, each read off that text (its canonical bytes and
- * signing input are slices of it, not serialized again). With a VerificationCache in context, a
- * chain is held once it has been seen twice (a chain seen once is most often never seen again, and
- * is not worth a copy), and a held chain costs one hash of its bytes.
+ * signing input are slices of it, not serialized again). With a VerificationCache, a chain is held
+ * once it has been seen twice (a chain seen once is most often never seen again, and is not worth
+ * a copy), and a held chain costs one hash of its bytes.
  */
+export const verifyReceivedChainWritsSync = (
+  reading: Reading | undefined,
+  chain: ReadonlyArray<JsonObject>,
+  path: string,
+  cache: VerificationCacheSync | undefined
+): ReadonlyArray<CheckedWrit> | WritError => {
+  const span = reading?.spans.get(chain)
+  if (reading === undefined || span === undefined) return verifyChainWritsSync(chain, path, cache)
+  const inputs = chain.map((w) => new Within(reading, w))
+  if (cache === undefined) return verifyChainWritsSync(inputs, path, cache)
+  // The exact bytes received: the text was read from them strictly (valid UTF-8), so its UTF-8
+  // encoding, which the hash takes, is those bytes.
+  const text = reading.text.slice(span.start, span.end)
+  const digest = hashTextB64(text)
+  const held = cache.verified(heldKey(digest))
+  if (Option.isSome(held)) return held.value as ReadonlyArray<CheckedWrit>
+  const writs = verifyChainWritsSync(inputs, path, cache)
+  if (writs instanceof WritError) return writs
+  if (Option.isNone(cache.verified(seenKey(digest)))) {
+    cache.hold(seenKey(digest), true, 0)
+  } else {
+    const copy = detached(text, writs, path, cache)
+    if (copy instanceof WritError) return copy
+    if (copy !== undefined) cache.hold(heldKey(digest), copy, HELD_CHAIN_BYTES_PER_UNIT * text.length)
+  }
+  return writs
+}
+
 export const verifyReceivedChainWrits = (
   reading: Reading | undefined,
   chain: ReadonlyArray<JsonObject>,
   path = "chain"
 ): Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> =>
-  Effect.gen(function* () {
-    const span = reading?.spans.get(chain)
-    if (reading === undefined || span === undefined) return yield* verifyChainWrits(chain, path)
-    const inputs = chain.map((w) => new Within(reading, w))
-    const cache = yield* Effect.serviceOption(VerificationCache)
-    if (Option.isNone(cache)) return yield* verifyChainWrits(inputs, path)
-    // The exact bytes received: the text was read from them strictly (valid UTF-8), so its UTF-8
-    // encoding, which the hash takes, is those bytes.
-    const text = reading.text.slice(span.start, span.end)
-    const digest = hashTextB64(text)
-    const held = yield* cache.value.verified(heldKey(digest))
-    if (Option.isSome(held)) return held.value as ReadonlyArray<CheckedWrit>
-    const writs = yield* verifyChainWrits(inputs, path)
-    if (Option.isNone(yield* cache.value.verified(seenKey(digest)))) {
-      yield* cache.value.hold(seenKey(digest), true, 0)
-    } else {
-      const copy = yield* detached(text, writs, path)
-      if (copy !== undefined) yield* cache.value.hold(heldKey(digest), copy, HELD_CHAIN_BYTES_PER_UNIT * text.length)
-    }
-    return writs
-  })
+  Effect.flatMap(verificationCacheSync, (cache) => result(verifyReceivedChainWritsSync(reading, chain, path, cache)))
 
 /** Section 7 step 3: the rest of section 4's chain verification over writs that passed section 6.1:
  * the root's `prv` is null (`chain_broken`); every adjacent pair passes steps 1 to 5, root first;
  * `depth` holds over the chain. */
+export const chainLinksFailure = (chain: ReadonlyArray<CheckedWrit>, path = "chain"): WritError | undefined => {
+  if (chain.length === 0) return writError("malformed", path, "a chain is not empty")
+  // The root's prv is null.
+  if (chain[0].value.prv !== null) return writError("chain_broken", `${path}[0].prv`, "the root's prv is not null")
+  // Every adjacent pair, root first.
+  for (let i = 1; i < chain.length; i++) {
+    const e = childFailure(chain[i], chain[i - 1], `${path}[${i}]`)
+    if (e !== undefined) return e
+  }
+  // depth over the whole chain.
+  return depthFailure(chain, path)
+}
+
 export const checkChainLinks = (chain: ReadonlyArray<CheckedWrit>, path = "chain"): Effect.Effect<void, WritError> =>
-  Effect.suspend(() => {
-    if (chain.length === 0) return Effect.fail(writError("malformed", path, "a chain is not empty"))
-    // The root's prv is null.
-    if (chain[0].value.prv !== null) return Effect.fail(writError("chain_broken", `${path}[0].prv`, "the root's prv is not null"))
-    // Every adjacent pair, root first.
-    for (let i = 1; i < chain.length; i++) {
-      const e = childFailure(chain[i], chain[i - 1], `${path}[${i}]`)
-      if (e !== undefined) return Effect.fail(e)
-    }
-    // depth over the whole chain.
-    return failOr(depthFailure(chain, path))
-  })
+  Effect.suspend(() => failOr(chainLinksFailure(chain, path)))
+
+/** Section 4's chain verification up to the links: shape, emptiness, section 6.1 on every writ. */
+const chainWritsSync = (chain: unknown, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
+  const elements = chainShape<ObjectInput>(chain, path)
+  if (elements instanceof WritError) return elements
+  if (elements.length === 0) return writError("malformed", path, "a chain is not empty")
+  return verifyChainWritsSync(elements, path, cache)
+}
+
+/** Section 4's chain verification (see `verifyChain`) as a plain function. */
+export const verifyChainSync = (chain: unknown, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
+  const writs = chainWritsSync(chain, path, cache)
+  return writs instanceof WritError ? writs : chainLinksFailure(writs, path) ?? writs
+}
 
 /** Section 4's chain verification as an operation: the chain is an array (`malformed`) of at most 8
  * elements (`too_large`), each an object (`malformed`), not empty (`malformed`); every writ passes
@@ -165,11 +207,11 @@ export const checkChainLinks = (chain: ReadonlyArray<CheckedWrit>, path = "chain
 export const verifyChain: (chain: unknown, path?: string) => Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> = Effect.fn(
   "writ.verifyChain"
 )(function* (chain: unknown, path = "chain") {
-  const elements = yield* chainShape<ObjectInput>(chain, path)
-  if (elements.length === 0) return yield* Effect.fail(writError("malformed", path, "a chain is not empty"))
-  const writs = yield* verifyChainWrits(elements, path)
+  const writs = chainWritsSync(chain, path, yield* verificationCacheSync)
+  if (writs instanceof WritError) return yield* Effect.fail(writs)
   yield* Effect.annotateCurrentSpan({ "writ.leaf": writs[writs.length - 1].id, "writ.chain_length": writs.length })
-  yield* checkChainLinks(writs, path)
+  const links = chainLinksFailure(writs, path)
+  if (links !== undefined) return yield* Effect.fail(links)
   return writs
 })
 
@@ -192,15 +234,20 @@ export class RootLifetime extends Context.Reference<RootLifetime>()("mandate/wri
 
 /** Section 7 step 4: for every writ in the chain, `now` < `exp` (`expired`); then section 12's
  * limit on how far ahead the root's `exp` may be (`expired`). */
+export const expiryFailure = (
+  chain: ReadonlyArray<CheckedWrit>,
+  now: number,
+  maxSeconds: number | null,
+  path = "chain"
+): WritError | undefined => {
+  for (let i = 0; i < chain.length; i++) {
+    if (!(now < chain[i].value.exp)) return writError("expired", `${path}[${i}].exp`, `expired at ${chain[i].value.exp}, now ${now}`)
+  }
+  if (chain.length > 0 && maxSeconds !== null && chain[0].value.exp - now > maxSeconds) {
+    return writError("expired", `${path}[0].exp`, `the root runs ${chain[0].value.exp - now} s past now, over the ${maxSeconds} s allowed (section 12)`)
+  }
+  return undefined
+}
+
 export const checkExpiry = (chain: ReadonlyArray<CheckedWrit>, now: number, path = "chain"): Effect.Effect<void, WritError> =>
-  Effect.flatMap(RootLifetime, ({ maxSeconds }) => {
-    for (let i = 0; i < chain.length; i++) {
-      if (!(now < chain[i].value.exp)) return Effect.fail(writError("expired", `${path}[${i}].exp`, `expired at ${chain[i].value.exp}, now ${now}`))
-    }
-    if (chain.length > 0 && maxSeconds !== null && chain[0].value.exp - now > maxSeconds) {
-      return Effect.fail(
-        writError("expired", `${path}[0].exp`, `the root runs ${chain[0].value.exp - now} s past now, over the ${maxSeconds} s allowed (section 12)`)
-      )
-    }
-    return Effect.void
-  })
+  Effect.flatMap(RootLifetime, ({ maxSeconds }) => failOr(expiryFailure(chain, now, maxSeconds, path)))

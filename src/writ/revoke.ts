@@ -1,18 +1,21 @@
 // The revoke, spec section 9.1: its wire Schema, its section 6.1 member table, and its checks.
 import { Effect, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
-import { checkChainLinks, verifyReceivedChainWrits } from "./chain.js"
-import { type WritError, writError } from "./reason.js"
+import { type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
+import { chainLinksFailure, verifyReceivedChainWritsSync } from "./chain.js"
+import { WritError, writError } from "./reason.js"
 import {
   binaryValue,
   type Checked,
   checkObject,
-  checkSignature,
+  checkObjectSync,
+  checkSignatureSync,
   memberChain,
   memberKey,
   memberSig,
   type ObjectInput,
   type ObjectSpec,
+  result,
   stringMembers
 } from "./verify.js"
 import { has } from "./bound.js"
@@ -51,19 +54,22 @@ export const revokeSpec: ObjectSpec<RevokeMembers> = {
   binaryMembers: (o) => stringMembers(o, ["sig", "writ"]).filter(([n, v]) => !(n === "writ" && v === "*")),
   // Step 5 (section 9.1 step 1): writ a hash or "*"; iss a key; chain an array of at most 8
   // objects, empty exactly when writ is "*".
-  checkMembers: (o, path) =>
-    Effect.gen(function* () {
-      const at = (m: string) => (path === "" ? m : `${path}.${m}`)
-      if (!has(o, "writ")) return yield* Effect.fail(writError("malformed", at("writ"), "writ is required"))
-      const writ = o.writ === "*" ? "*" : yield* binaryValue(o.writ, at("writ"), { len: 32 })
-      const iss = yield* memberKey(o, "iss", path)
-      const chain = yield* memberChain(o, "chain", path)
-      if ((chain.length === 0) !== (writ === "*")) {
-        return yield* Effect.fail(writError("malformed", at("chain"), "a revoke's chain is empty exactly when writ is \"*\""))
-      }
-      const sig = yield* memberSig(o, path)
-      return { writ, iss, chain, sig }
-    })
+  checkMembers: (o, path, cache) => {
+    const at = (m: string) => (path === "" ? m : `${path}.${m}`)
+    if (!has(o, "writ")) return writError("malformed", at("writ"), "writ is required")
+    const writ = o.writ === "*" ? "*" : binaryValue(o.writ, at("writ"), { len: 32 })
+    if (writ instanceof WritError) return writ
+    const iss = memberKey(o, "iss", path, cache)
+    if (iss instanceof WritError) return iss
+    const chain = memberChain(o, "chain", path)
+    if (chain instanceof WritError) return chain
+    if ((chain.length === 0) !== (writ === "*")) {
+      return writError("malformed", at("chain"), "a revoke's chain is empty exactly when writ is \"*\"")
+    }
+    const sig = memberSig(o, path)
+    if (sig instanceof WritError) return sig
+    return { writ, iss, chain, sig }
+  }
 }
 
 /** A revoke that passed section 9.1, with its chain's writs (empty for a key-wide revoke). */
@@ -75,28 +81,37 @@ export interface VerifiedRevoke {
 /** Section 9.1 step 1: section 6.1 steps 1 to 5 on the revoke. */
 export const checkRevoke = (input: ObjectInput, path = ""): Effect.Effect<CheckedRevoke, WritError> => checkObject(revokeSpec, input, path)
 
-/** Section 9.1, in its order (which is section 7 steps 1 to 3 for a call). */
+/** Section 9.1, in its order (which is section 7 steps 1 to 3 for a call), as a plain function. */
+export const verifyRevokeSync = (input: ObjectInput, path: string, cache: VerificationCacheSync | undefined): VerifiedRevoke | WritError => {
+  // 1. Section 6.1 steps 1 to 5.
+  const r = checkObjectSync(revokeSpec, input, path, cache)
+  if (r instanceof WritError) return r
+  const chainPath = path === "" ? "chain" : `${path}.chain`
+  // 2. Every writ in chain passes section 6.1, in array order.
+  const chain = verifyReceivedChainWritsSync(r.reading, r.value.chain, chainPath, cache)
+  if (chain instanceof WritError) return chain
+  // 3. The revoke's signature verifies under iss (`bad_signature`).
+  const sig = checkSignatureSync(revokeSpec, r, r.value.iss, path, cache)
+  if (sig !== undefined) return sig
+  // 4. Unless writ is "*": the chain is valid (section 4); its leaf is `writ` (`chain_broken`);
+  //    iss issued some writ in the chain (`no_standing`).
+  if (r.value.writ !== "*") {
+    const links = chainLinksFailure(chain, chainPath)
+    if (links !== undefined) return links
+    if (chain[chain.length - 1].id !== r.value.writ) {
+      return writError("chain_broken", path === "" ? "writ" : `${path}.writ`, "the chain's leaf is not the revoked writ")
+    }
+    if (!chain.some((w) => w.value.iss === r.value.iss)) {
+      return writError("no_standing", path === "" ? "iss" : `${path}.iss`, "iss issued no writ in the chain")
+    }
+  }
+  return { revoke: r, chain }
+}
+
+/** Section 9.1 as an operation: one span, the cache read once. */
 export const verifyRevoke: (input: ObjectInput, path?: string) => Effect.Effect<VerifiedRevoke, WritError> = Effect.fn("writ.verifyRevoke")(
   function* (input: ObjectInput, path = "") {
-    // 1. Section 6.1 steps 1 to 5.
-    const r = yield* checkRevoke(input, path)
-    const chainPath = path === "" ? "chain" : `${path}.chain`
-    // 2. Every writ in chain passes section 6.1, in array order.
-    const chain = yield* verifyReceivedChainWrits(r.reading, r.value.chain, chainPath)
-    // 3. The revoke's signature verifies under iss (`bad_signature`).
-    yield* checkSignature(revokeSpec, r, r.value.iss, path)
-    // 4. Unless writ is "*": the chain is valid (section 4); its leaf is `writ` (`chain_broken`);
-    //    iss issued some writ in the chain (`no_standing`).
-    if (r.value.writ !== "*") {
-      yield* checkChainLinks(chain, chainPath)
-      if (chain[chain.length - 1].id !== r.value.writ) {
-        return yield* Effect.fail(writError("chain_broken", path === "" ? "writ" : `${path}.writ`, "the chain's leaf is not the revoked writ"))
-      }
-      if (!chain.some((w) => w.value.iss === r.value.iss)) {
-        return yield* Effect.fail(writError("no_standing", path === "" ? "iss" : `${path}.iss`, "iss issued no writ in the chain"))
-      }
-    }
-    return { revoke: r, chain }
+    return yield* result(verifyRevokeSync(input, path, yield* verificationCacheSync))
   }
 )
 

@@ -8,7 +8,7 @@ import { jsonDepth, readJson } from "../kernel/json.js"
 import { base64urlLength, decodeBase64url } from "../kernel/base64url.js"
 import { hasDidKeyShape } from "../kernel/didkey.js"
 import { verifyWithKeyObject } from "../kernel/ed25519.js"
-import { VerificationCache, verifyingKey } from "../kernel/verification-cache.js"
+import { type VerificationCacheSync, verificationCacheSync, verifyingKeySync } from "../kernel/verification-cache.js"
 import { WritError, writError } from "./reason.js"
 import { canonicalText, identityOfText, type ObjectType, signingInput, signingInputOfText } from "./sign.js"
 import { has, isInteger, isJsonObject } from "./bound.js"
@@ -55,12 +55,19 @@ export type BodyInput = Received | { readonly value: Json }
 /** The body's value. Received bytes that break section 1.1 (a repeated member or a lone
  * surrogate at any depth, a non-integer) are `noncanonical` at `path`, the body that holds them,
  * never a semantic reason found later; nesting past 64 levels is `too_large`. */
-export const readBody = (body: BodyInput, path: string): Effect.Effect<Json, WritError> =>
-  Effect.suspend(() => {
-    if (!(body instanceof Received)) return Effect.succeed(body.value)
-    const r = body.reading
-    return Either.isLeft(r) ? Effect.fail(writError(r.left.reason, path, `the body: ${r.left.message}`)) : Effect.succeed(r.right.value)
-  })
+export const readBodySync = (body: BodyInput, path: string): Json | WritError => {
+  if (!(body instanceof Received)) return body.value
+  const r = body.reading
+  return Either.isLeft(r) ? writError(r.left.reason, path, `the body: ${r.left.message}`) : r.right.value
+}
+
+export const readBody = (body: BodyInput, path: string): Effect.Effect<Json, WritError> => Effect.suspend(() => result(readBodySync(body, path)))
+
+/** A plain check's outcome as an Effect: its WritError fails, anything else succeeds. */
+export const result = <A>(r: A | WritError): Effect.Effect<A, WritError> => (r instanceof WritError ? Effect.fail(r) : Effect.succeed(r))
+
+/** A plain check that returns its first failure or undefined, as an Effect. */
+export const failOr = (e: WritError | undefined): Effect.Effect<void, WritError> => (e === undefined ? Effect.void : Effect.fail(e))
 
 /** An object that passed section 6.1 steps 1 to 5: its parsed JSON (unknown members kept, for
  * the signing input and identity), its typed value, its canonical text, and its identity. When it
@@ -84,30 +91,38 @@ export interface ObjectSpec<A> {
   readonly members: ReadonlyArray<string>
   /** Section 6.1 step 2: the object's own binary members whose value is a string, as [path, value]. */
   readonly binaryMembers: (o: JsonObject) => ReadonlyArray<readonly [string, string]>
-  /** Section 6.1 step 5: the remaining members in member-table order, each checked completely. */
-  readonly checkMembers: (o: JsonObject, path: string) => Effect.Effect<A, WritError>
+  /** Section 6.1 step 5: the remaining members in member-table order, each checked completely,
+   * keys judged through `cache` when the verifier has one. The first failure, or the typed value. */
+  readonly checkMembers: (o: JsonObject, path: string, cache: VerificationCacheSync | undefined) => A | WritError
 }
 
 const at = (path: string, member: string): string => (path === "" ? member : `${path}.${member}`)
 
 const byteLength = (b: Uint8Array | string): number => (typeof b === "string" ? Buffer.byteLength(b, "utf8") : b.length)
 
-/** Section 6.1 steps 1 to 5 for one object of the given type. Steps 1 to 4 are a plain function
- * (the first failure, or what step 5 needs), step 5 the type's own Effect: a generator for the
- * steps would cost more than they do on a call whose chain is held. */
+/** Section 6.1 steps 1 to 5 for one object of the given type, as a plain function: the first
+ * failure, or what step 6 needs. Entry points run it inside their one Effect (issue 13 item 1). */
+export const checkObjectSync = <A>(
+  spec: ObjectSpec<A>,
+  input: ObjectInput,
+  path: string,
+  cache: VerificationCacheSync | undefined
+): Checked<A> | WritError => {
+  const read = stepsOneToFour(spec, input, path)
+  if (read instanceof WritError) return read
+  const { o, canonical, reading, span } = read
+  // Step 5: the remaining members, in member-table order.
+  const value = spec.checkMembers(o, path, cache)
+  if (value instanceof WritError) return value
+  const cut = span?.cut
+  const withoutSig = cut === undefined ? undefined : reading!.text.slice(span!.start, cut[0]) + reading!.text.slice(cut[1], span!.end)
+  // Section 1.5: the identity is the hash of the canonical form just found, hashed once.
+  return { json: o, value, canonical, id: identityOfText(canonical), reading, withoutSig }
+}
+
+/** Section 6.1 steps 1 to 5, as an Effect. */
 export const checkObject = <A>(spec: ObjectSpec<A>, input: ObjectInput, path = ""): Effect.Effect<Checked<A>, WritError> =>
-  Effect.suspend(() => {
-    const read = stepsOneToFour(spec, input, path)
-    if (read instanceof WritError) return Effect.fail(read)
-    const { o, canonical, reading, span } = read
-    // Step 5: the remaining members, in member-table order.
-    return Effect.map(spec.checkMembers(o, path), (value): Checked<A> => {
-      const cut = span?.cut
-      const withoutSig = cut === undefined ? undefined : reading!.text.slice(span!.start, cut[0]) + reading!.text.slice(cut[1], span!.end)
-      // Section 1.5: the identity is the hash of the canonical form just found, hashed once.
-      return { json: o, value, canonical, id: identityOfText(canonical), reading, withoutSig }
-    })
-  })
+  Effect.flatMap(verificationCacheSync, (cache) => result(checkObjectSync(spec, input, path, cache)))
 
 const stepsOneToFour = <A>(
   spec: ObjectSpec<A>,
@@ -179,69 +194,86 @@ const critFailure = (spec: ObjectSpec<unknown>, o: JsonObject, path: string): Wr
 // the context has one (the executor's): the identity covers the signature, so a hit is the same
 // bytes under the same key, safe to skip (DESIGN.md).
 
-/** Section 6.1 step 6: `sig` verifies under `signer` (a key already checked by step 5). */
-export const checkSignature = <A>(spec: ObjectSpec<A>, c: Checked<A>, signer: string, path = ""): Effect.Effect<void, WritError> =>
-  Effect.flatMap(Effect.serviceOption(VerificationCache), (cache) => {
-    const check = `${spec.typ} ${c.id} ${signer}`
-    const verify = Effect.flatMap(Option.isSome(cache) ? cache.value.key(signer) : verifyingKey(signer), (key) => {
-      // `sig` passed step 5 (86 characters, 64 bytes) before this step runs.
-      const sig = typeof c.json.sig === "string" ? decodeBase64url(c.json.sig) : Option.none()
-      const message = c.withoutSig === undefined ? signingInput(spec.typ, 1, c.json) : signingInputOfText(spec.typ, 1, c.withoutSig)
-      const ok = Option.isSome(key) && Option.isSome(sig) && verifyWithKeyObject(key.value.object, message, sig.value)
-      if (!ok) return Effect.fail(writError("bad_signature", at(path, "sig"), `signature does not verify under ${signer}`))
-      return Option.isSome(cache) ? cache.value.remember(check) : Effect.void
-    })
-    return Option.isNone(cache) ? verify : Effect.flatMap(cache.value.passed(check), (passed) => (passed ? Effect.void : verify))
-  })
+/** Section 6.1 step 6: `sig` verifies under `signer` (a key already checked by step 5), as a
+ * plain function: the failure, or undefined. */
+export const checkSignatureSync = <A>(
+  spec: ObjectSpec<A>,
+  c: Checked<A>,
+  signer: string,
+  path: string,
+  cache: VerificationCacheSync | undefined
+): WritError | undefined => {
+  const check = `${spec.typ} ${c.id} ${signer}`
+  if (cache !== undefined && cache.passed(check)) return undefined
+  const key = verifyingKeySync(cache, signer)
+  // `sig` passed step 5 (86 characters, 64 bytes) before this step runs.
+  const sig = typeof c.json.sig === "string" ? decodeBase64url(c.json.sig) : Option.none()
+  const message = c.withoutSig === undefined ? signingInput(spec.typ, 1, c.json) : signingInputOfText(spec.typ, 1, c.withoutSig)
+  const ok = Option.isSome(key) && Option.isSome(sig) && verifyWithKeyObject(key.value.object, message, sig.value)
+  if (!ok) return writError("bad_signature", at(path, "sig"), `signature does not verify under ${signer}`)
+  cache?.remember(check)
+  return undefined
+}
 
-/** Section 6.1 in full: steps 1 to 5, then the signature under `signerOf(value)` (step 6). */
+/** Section 6.1 step 6, as an Effect. */
+export const checkSignature = <A>(spec: ObjectSpec<A>, c: Checked<A>, signer: string, path = ""): Effect.Effect<void, WritError> =>
+  Effect.flatMap(verificationCacheSync, (cache) => failOr(checkSignatureSync(spec, c, signer, path, cache)))
+
+/** Section 6.1 in full as a plain function: steps 1 to 5, then the signature under `signerOf(value)`. */
+export const verifyObjectSync = <A>(
+  spec: ObjectSpec<A>,
+  input: ObjectInput,
+  signerOf: (a: A) => string,
+  path: string,
+  cache: VerificationCacheSync | undefined
+): Checked<A> | WritError => {
+  const c = checkObjectSync(spec, input, path, cache)
+  if (c instanceof WritError) return c
+  return checkSignatureSync(spec, c, signerOf(c.value), path, cache) ?? c
+}
+
+/** Section 6.1 in full (step 6 included), as an Effect. */
 export const verifyObject = <A>(
   spec: ObjectSpec<A>,
   input: ObjectInput,
   signerOf: (a: A) => string,
   path = ""
 ): Effect.Effect<Checked<A>, WritError> =>
-  Effect.gen(function* () {
-    const c = yield* checkObject(spec, input, path)
-    yield* checkSignature(spec, c, signerOf(c.value), path)
-    return c
-  })
+  Effect.flatMap(verificationCacheSync, (cache) => result(verifyObjectSync(spec, input, signerOf, path, cache)))
 
 // ---------------------------------------------------------------------------------------------
 // Step 5 member checks shared by the object types. Each is "present, of the required type, a valid
 // key where the table says key (`bad_key`), the decoded length of a binary member".
 
-type Check<T> = Effect.Effect<T, WritError>
+// Plain functions: each returns the member's value or the first failure (a WritError value).
+type Check<T> = T | WritError
 
-const missing = (o: JsonObject, name: string, path: string): Check<never> | undefined =>
-  has(o, name) ? undefined : Effect.fail(writError("malformed", at(path, name), `${name} is required`))
+const missing = (o: JsonObject, name: string, path: string): WritError | undefined =>
+  has(o, name) ? undefined : writError("malformed", at(path, name), `${name} is required`)
 
 /** A required member that is a key (section 1.3). A non-string is `malformed`; a string that is
  * not an Ed25519 did:key of a usable point is `bad_key`. The length and prefix are judged before
  * anything is decoded, so a long string costs nothing (issue 11 item 2). */
-export const memberKey = (o: JsonObject, name: string, path: string): Check<string> =>
-  missing(o, name, path) ??
-  Effect.suspend(() => {
-    const v = o[name]
-    if (typeof v !== "string") return Effect.fail(writError("malformed", at(path, name), `${name} is a key string`))
-    // Built only when refused: an error captures a stack, which a passing key should not pay for.
-    const notKey = () => writError("bad_key", at(path, name), `${name} is not an Ed25519 did:key`)
-    if (!hasDidKeyShape(v)) return Effect.fail(notKey())
-    return Effect.flatMap(verifyingKey(v), (k) => (Option.isSome(k) ? Effect.succeed(v) : Effect.fail(notKey())))
-  })
+export const memberKey = (o: JsonObject, name: string, path: string, cache: VerificationCacheSync | undefined): Check<string> => {
+  const m = missing(o, name, path)
+  if (m !== undefined) return m
+  const v = o[name]
+  if (typeof v !== "string") return writError("malformed", at(path, name), `${name} is a key string`)
+  if (!hasDidKeyShape(v) || Option.isNone(verifyingKeySync(cache, v))) return writError("bad_key", at(path, name), `${name} is not an Ed25519 did:key`)
+  return v
+}
 
 /** A binary member decoding to exactly `len` bytes, or at least `min` bytes (section 1.1 rule 5).
  * Its length is read from its characters: nothing is decoded. */
-export const binaryValue = (v: Json | undefined, p: string, bytes: { len?: number; min?: number }): Check<string> =>
-  Effect.suspend(() => {
-    if (typeof v !== "string") return Effect.fail(writError("malformed", p, "a base64url string is required"))
-    const length = base64urlLength(v)
-    if (Option.isNone(length)) return Effect.fail(writError("noncanonical", p, "not canonical base64url"))
-    const n = length.value
-    if (bytes.len !== undefined && n !== bytes.len) return Effect.fail(writError("malformed", p, `decodes to ${n} bytes, not ${bytes.len}`))
-    if (bytes.min !== undefined && n < bytes.min) return Effect.fail(writError("malformed", p, `decodes to ${n} bytes, under ${bytes.min}`))
-    return Effect.succeed(v)
-  })
+export const binaryValue = (v: Json | undefined, p: string, bytes: { len?: number; min?: number }): Check<string> => {
+  if (typeof v !== "string") return writError("malformed", p, "a base64url string is required")
+  const length = base64urlLength(v)
+  if (Option.isNone(length)) return writError("noncanonical", p, "not canonical base64url")
+  const n = length.value
+  if (bytes.len !== undefined && n !== bytes.len) return writError("malformed", p, `decodes to ${n} bytes, not ${bytes.len}`)
+  if (bytes.min !== undefined && n < bytes.min) return writError("malformed", p, `decodes to ${n} bytes, under ${bytes.min}`)
+  return v
+}
 
 export const memberBinary = (o: JsonObject, name: string, path: string, bytes: { len?: number; min?: number }): Check<string> =>
   missing(o, name, path) ?? binaryValue(o[name], at(path, name), bytes)
@@ -250,35 +282,32 @@ export const memberBinary = (o: JsonObject, name: string, path: string, bytes: {
 export const memberHash = (o: JsonObject, name: string, path: string): Check<string> => memberBinary(o, name, path, { len: 32 })
 /** A hash or null. */
 export const memberHashOrNull = (o: JsonObject, name: string, path: string): Check<string | null> =>
-  missing(o, name, path) ?? (o[name] === null ? Effect.succeed(null) : binaryValue(o[name], at(path, name), { len: 32 }))
+  missing(o, name, path) ?? (o[name] === null ? null : binaryValue(o[name], at(path, name), { len: 32 }))
 /** `sig`: 64 bytes (section 1.4). */
 export const memberSig = (o: JsonObject, path: string): Check<string> => memberBinary(o, "sig", path, { len: 64 })
 /** `id` and `nnc`: at least 16 bytes (section 1.6). */
 export const memberRandom = (o: JsonObject, name: string, path: string): Check<string> => memberBinary(o, name, path, { min: 16 })
 
 export const memberInteger = (o: JsonObject, name: string, path: string): Check<number> =>
-  missing(o, name, path) ??
-  (isInteger(o[name]) ? Effect.succeed(o[name] as number) : Effect.fail(writError("malformed", at(path, name), `${name} is an integer`)))
+  missing(o, name, path) ?? (isInteger(o[name]) ? (o[name] as number) : writError("malformed", at(path, name), `${name} is an integer`))
 
 export const memberString = (o: JsonObject, name: string, path: string): Check<string> =>
-  missing(o, name, path) ??
-  (typeof o[name] === "string" ? Effect.succeed(o[name] as string) : Effect.fail(writError("malformed", at(path, name), `${name} is a string`)))
+  missing(o, name, path) ?? (typeof o[name] === "string" ? (o[name] as string) : writError("malformed", at(path, name), `${name} is a string`))
 
 export const memberObject = (o: JsonObject, name: string, path: string): Check<JsonObject> =>
-  missing(o, name, path) ??
-  (isJsonObject(o[name]) ? Effect.succeed(o[name] as JsonObject) : Effect.fail(writError("malformed", at(path, name), `${name} is an object`)))
+  missing(o, name, path) ?? (isJsonObject(o[name]) ? (o[name] as JsonObject) : writError("malformed", at(path, name), `${name} is an object`))
 
 /** An array of objects (a tally's `sub` and `wrt`). */
-export const memberObjectArray = (o: JsonObject, name: string, path: string): Check<ReadonlyArray<JsonObject>> =>
-  missing(o, name, path) ??
-  Effect.suspend(() => {
-    const v = o[name]
-    if (!Array.isArray(v)) return Effect.fail(writError("malformed", at(path, name), `${name} is an array`))
-    for (let i = 0; i < v.length; i++) {
-      if (!isJsonObject(v[i])) return Effect.fail(writError("malformed", `${at(path, name)}[${i}]`, `${name} holds objects`))
-    }
-    return Effect.succeed(v as ReadonlyArray<JsonObject>)
-  })
+export const memberObjectArray = (o: JsonObject, name: string, path: string): Check<ReadonlyArray<JsonObject>> => {
+  const m = missing(o, name, path)
+  if (m !== undefined) return m
+  const v = o[name]
+  if (!Array.isArray(v)) return writError("malformed", at(path, name), `${name} is an array`)
+  for (let i = 0; i < v.length; i++) {
+    if (!isJsonObject(v[i])) return writError("malformed", `${at(path, name)}[${i}]`, `${name} holds objects`)
+  }
+  return v as ReadonlyArray<JsonObject>
+}
 
 /** A `chain` member (section 6.1 step 5): an array; at most 8 elements (`too_large`); every element
  * an object (`malformed`). Emptiness is the caller's rule (a call's chain is never empty). */
@@ -286,18 +315,17 @@ export const memberChain = (o: JsonObject, name: string, path: string): Check<Re
   missing(o, name, path) ?? chainShape(o[name], at(path, name))
 
 /** The shape of a chain, shared with section 4's chain verification. */
-export const chainShape = <T extends ObjectInput = JsonObject>(v: unknown, p: string): Check<ReadonlyArray<T>> =>
-  Effect.suspend(() => {
-    if (!Array.isArray(v)) return Effect.fail(writError("malformed", p, "a chain is an array"))
-    if (v.length > MAX_CHAIN) return Effect.fail(writError("too_large", p, `a chain holds at most ${MAX_CHAIN} writs`))
-    for (let i = 0; i < v.length; i++) {
-      // An element still held as received bytes is judged an object by its first character.
-      const e = v[i]
-      const isObj = e instanceof Received ? receivedIsObject(e) : e instanceof Within ? isJsonObject(e.value) : isJsonObject(e)
-      if (!isObj) return Effect.fail(writError("malformed", `${p}[${i}]`, "a chain holds objects"))
-    }
-    return Effect.succeed(v as ReadonlyArray<T>)
-  })
+export const chainShape = <T extends ObjectInput = JsonObject>(v: unknown, p: string): Check<ReadonlyArray<T>> => {
+  if (!Array.isArray(v)) return writError("malformed", p, "a chain is an array")
+  if (v.length > MAX_CHAIN) return writError("too_large", p, `a chain holds at most ${MAX_CHAIN} writs`)
+  for (let i = 0; i < v.length; i++) {
+    // An element still held as received bytes is judged an object by its first character.
+    const e = v[i]
+    const isObj = e instanceof Received ? receivedIsObject(e) : e instanceof Within ? isJsonObject(e.value) : isJsonObject(e)
+    if (!isObj) return writError("malformed", `${p}[${i}]`, "a chain holds objects")
+  }
+  return v as ReadonlyArray<T>
+}
 
 /** Whether received bytes hold an object: their first character after JSON whitespace is `{`. */
 const receivedIsObject = (r: Received): boolean => {

@@ -1,8 +1,9 @@
 // The writ, spec section 2: its wire Schema, its section 6.1 member table, and verification.
 import { Effect, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
-import { Bounds, checkBounds } from "./bound.js"
-import type { WritError } from "./reason.js"
+import type { VerificationCacheSync } from "../kernel/verification-cache.js"
+import { Bounds, checkBoundsSync } from "./bound.js"
+import { WritError } from "./reason.js"
 import { Hash, Int, Key, Nonce, signedObject } from "./wire.js"
 import {
   type Checked,
@@ -15,7 +16,8 @@ import {
   type ObjectInput,
   type ObjectSpec,
   stringMembers,
-  verifyObject
+  verifyObject,
+  verifyObjectSync
 } from "./verify.js"
 
 // Section 2.
@@ -48,18 +50,24 @@ export const writSpec: ObjectSpec<Writ> = {
   // Step 2: `sig`, `prv`, `nnc`.
   binaryMembers: (o) => stringMembers(o, ["sig", "prv", "nnc"]),
   // Step 5, the table of section 2 in order.
-  checkMembers: (o: JsonObject, path: string) =>
-    Effect.gen(function* () {
-      const iss = yield* memberKey(o, "iss", path)
-      const hld = yield* memberKey(o, "hld", path)
-      const bnd = yield* checkBounds(o.bnd, path === "" ? "bnd" : `${path}.bnd`)
-      const prv = yield* memberHashOrNull(o, "prv", path)
-      const exp = yield* memberInteger(o, "exp", path)
-      const nnc = yield* memberRandom(o, "nnc", path)
-      const sig = yield* memberSig(o, path)
-      const crit = o.crit as ReadonlyArray<string> | undefined
-      return { v: 1, typ: "writ", iss, hld, bnd, prv, exp, nnc, ...(crit === undefined ? {} : { crit }), sig } as Writ
-    })
+  checkMembers: (o: JsonObject, path: string, cache) => {
+    const iss = memberKey(o, "iss", path, cache)
+    if (iss instanceof WritError) return iss
+    const hld = memberKey(o, "hld", path, cache)
+    if (hld instanceof WritError) return hld
+    const bnd = checkBoundsSync(o.bnd, path === "" ? "bnd" : `${path}.bnd`)
+    if (bnd instanceof WritError) return bnd
+    const prv = memberHashOrNull(o, "prv", path)
+    if (prv instanceof WritError) return prv
+    const exp = memberInteger(o, "exp", path)
+    if (exp instanceof WritError) return exp
+    const nnc = memberRandom(o, "nnc", path)
+    if (nnc instanceof WritError) return nnc
+    const sig = memberSig(o, path)
+    if (sig instanceof WritError) return sig
+    const crit = o.crit as ReadonlyArray<string> | undefined
+    return { v: 1, typ: "writ", iss, hld, bnd, prv, exp, nnc, ...(crit === undefined ? {} : { crit }), sig } as Writ
+  }
 }
 
 export type CheckedWrit = Checked<Writ>
@@ -72,3 +80,7 @@ export const checkWrit = (input: ObjectInput, path = ""): Effect.Effect<CheckedW
 // its call-site trace per writ cost more than the reused chain's whole verification.
 export const verifyWrit = (input: ObjectInput, path = ""): Effect.Effect<CheckedWrit, WritError> =>
   verifyObject(writSpec, input, (w) => w.iss, path)
+
+/** Section 6.1 on a writ as a plain function, for entry points that verify inside one Effect. */
+export const verifyWritSync = (input: ObjectInput, path: string, cache: VerificationCacheSync | undefined): CheckedWrit | WritError =>
+  verifyObjectSync(writSpec, input, (w) => w.iss, path, cache)

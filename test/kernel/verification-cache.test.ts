@@ -21,6 +21,27 @@ const retainedBytes = () => {
 }
 
 describe("VerificationCache", () => {
+  it.effect("its plain form and its Effects share one store (issue 13 item 1: verifiers read it once, then call it plainly)", () =>
+    Effect.gen(function* () {
+      const cache = VerificationCache.make({ maxBytes: 1 << 20 })
+      // A check remembered plainly is seen as passed by the Effect, and the other way round.
+      cache.sync.remember("writ abc did:key:z6Mk")
+      expect(yield* cache.passed("writ abc did:key:z6Mk")).toBe(true)
+      yield* cache.remember("call def did:key:z6Mk")
+      expect(cache.sync.passed("call def did:key:z6Mk")).toBe(true)
+      expect(cache.sync.passed("call xyz did:key:z6Mk")).toBe(false)
+      // A value held one way is given back the other way; a key judged plainly is not judged again.
+      cache.sync.hold("chain d1", ["w"], 10)
+      expect(yield* cache.verified("chain d1")).toEqual(Option.some(["w"]))
+      const k = cache.sync.key(did(4))
+      expect(Option.isSome(k)).toBe(true)
+      expect(Option.map(yield* cache.key(did(4)), (v) => v === Option.getOrThrow(k))).toEqual(Option.some(true))
+      expect((yield* cache.stats).keysJudged).toBe(1)
+      // Not did:key-shaped: refused plainly too, and nothing is judged.
+      expect(Option.isNone(cache.sync.key("did:key:" + "z".repeat(5000)))).toBe(true)
+      expect((yield* cache.stats).keysJudged).toBe(1)
+    }))
+
   it.effect("judges a did:key once and remembers the answer, usable or not", () =>
     Effect.gen(function* () {
       const cache = VerificationCache.make({ maxBytes: 1 << 20 })

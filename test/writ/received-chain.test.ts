@@ -34,9 +34,15 @@ const counting = (maxBytes: number): { readonly cache: VerificationCacheShape; r
   return {
     cache: {
       ...inner,
-      verified: (k) => Effect.tap(inner.verified(k), (v) => Effect.sync(() => {
-        if (Option.isSome(v) && k.startsWith("chain ")) hits++
-      }))
+      // The verifier reads held chains through the plain form (issue 13 item 1): count there.
+      sync: {
+        ...inner.sync,
+        verified: (k) => {
+          const v = inner.sync.verified(k)
+          if (Option.isSome(v) && k.startsWith("chain ")) hits++
+          return v
+        }
+      }
     },
     hits: () => hits
   }
