@@ -6,8 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Atomic, Reservations } from "../../src/accounting/reservations.js"
@@ -16,6 +15,7 @@ import * as MemoryReservations from "../../src/store/memory/reservations.js"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import * as SqliteReservations from "../../src/store/sqlite/reservations.js"
 import { expectStoreError } from "./support.js"
+import { chattr, immutableSupported as supportsImmutable } from "../support/immutable.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-commit-faults-"))
 
@@ -77,17 +77,7 @@ describe("a failed commit is a typed StoreError (SQLite, max_page_count reached 
     }))
 })
 
-/** Sets or clears the immutable attribute; false when the file system or the user cannot. */
-const chattr = (flag: "+i" | "-i", files: ReadonlyArray<string>): boolean =>
-  spawnSync("chattr", [flag, ...files], { stdio: "ignore", timeout: 10_000 }).status === 0
-
-const immutableSupported = (() => {
-  const probe = join(dir, "probe")
-  writeFileSync(probe, "")
-  const ok = chattr("+i", [probe]) && chattr("-i", [probe])
-  if (!ok) console.warn("[notice] chattr +i is unavailable here: the read-only store tests are skipped")
-  return ok
-})()
+const immutableSupported = supportsImmutable(dir, "the read-only store tests are")
 
 describe("a failed commit is a typed StoreError (SQLite, store file made read-only mid-run)", () => {
   it.scopedLive.skipIf(!immutableSupported)("the commit of a step fails while the file is read-only; nothing kept; works again after", () =>

@@ -8,13 +8,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import Database from "better-sqlite3"
 import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SqliteStore from "../../src/store/sqlite/client.js"
 import { GroupCommit, layer as groupCommitLayer } from "../../src/store/sqlite/group-commit.js"
 import { expectStoreError } from "./support.js"
+import { chattr, immutableSupported as supportsImmutable } from "../support/immutable.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-group-commit-"))
 let files = 0
@@ -113,17 +113,7 @@ describe("group commit (SQLite)", () => {
     }))
 })
 
-/** Sets or clears the immutable attribute; false when the file system or the user cannot. */
-const chattr = (flag: "+i" | "-i", paths: ReadonlyArray<string>): boolean =>
-  spawnSync("chattr", [flag, ...paths], { stdio: "ignore", timeout: 10_000 }).status === 0
-
-const immutableSupported = (() => {
-  const probe = join(dir, "probe")
-  writeFileSync(probe, "")
-  const ok = chattr("+i", [probe]) && chattr("-i", [probe])
-  if (!ok) console.warn("[notice] chattr +i is unavailable here: the failed group COMMIT test is skipped")
-  return ok
-})()
+const immutableSupported = supportsImmutable(dir, "the failed group COMMIT test is")
 
 describe("group commit (SQLite), a COMMIT that fails", () => {
   it.scopedLive.skipIf(!immutableSupported)("fails every step of the batch with a StoreError and keeps none of them", () =>

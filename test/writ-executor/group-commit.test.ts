@@ -7,8 +7,7 @@
 // the revoke is answered unsaved and still honored while the process runs.
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Reservations } from "../../src/accounting/reservations.js"
@@ -21,21 +20,14 @@ import { makeEnv } from "../../src/writ/executor/state.js"
 import { CallStore } from "../../src/writ/executor/stores.js"
 import type { StoreContext } from "../../src/writ/executor/scenario.js"
 import { act, call, executorContext, identity, key, ok, revoke, scripted, settable, writ } from "./fixtures.js"
+import { chattr, immutableSupported as supportsImmutable } from "../support/immutable.js"
 
 const A = key(1)
 const B = key(2)
 const E = key(3)
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-executor-group-"))
-const chattr = (flag: "+i" | "-i", paths: ReadonlyArray<string>): boolean =>
-  spawnSync("chattr", [flag, ...paths], { stdio: "ignore", timeout: 10_000 }).status === 0
-const immutableSupported = (() => {
-  const probe = join(dir, "probe")
-  writeFileSync(probe, "")
-  const ok = chattr("+i", [probe]) && chattr("-i", [probe])
-  if (!ok) console.warn("[notice] chattr +i is unavailable here: the failed group COMMIT test is skipped")
-  return ok
-})()
+const immutableSupported = supportsImmutable(dir, "the failed group COMMIT test is")
 
 const suspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
   Effect.gen(function*() {
