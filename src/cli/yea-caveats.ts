@@ -11,7 +11,6 @@
 // is `invalid_params` naming the flag, before anything is signed.
 import { Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { unixSeconds } from "../kernel/clock.js"
 import { MAX_AMOUNT, MAX_SCALE } from "../yea/measure.js"
 import { type CliError, cliError } from "./writ-io.js"
 
@@ -59,8 +58,9 @@ export const parseDuration = (flag: string, text: string): Effect.Effect<number,
   return Effect.succeed(Number(m[1]) * SECONDS[m[2] as keyof typeof SECONDS])
 }
 
-/** The caveats the flags ask for, `exp` counted from the Clock. */
-export const caveatsOf = (f: CaveatFlags): Effect.Effect<ReadonlyArray<unknown>, CliError> =>
+/** The caveats the flags ask for, `exp` counted from `now` (unix seconds), the one time the command
+ * reads from the Clock and also signs as the block's `iat`. */
+export const caveatsOf = (f: CaveatFlags, now: number): Effect.Effect<ReadonlyArray<unknown>, CliError> =>
   Effect.gen(function* () {
     const out: Array<unknown> = []
     if (f.svc.length > 0) out.push({ svc: [...f.svc] })
@@ -76,6 +76,6 @@ export const caveatsOf = (f: CaveatFlags): Effect.Effect<ReadonlyArray<unknown>,
     for (const e of f.each) out.push({ each: yield* parseLimit("each", e) })
     for (const t of f.total) out.push({ total: yield* parseLimit("total", t) })
     if (Option.isSome(f.risk)) out.push({ risk: f.risk.value })
-    if (Option.isSome(f.exp)) out.push({ exp: (yield* unixSeconds) + (yield* parseDuration("exp", f.exp.value)) })
+    if (Option.isSome(f.exp)) out.push({ exp: now + (yield* parseDuration("exp", f.exp.value)) })
     return out
   })

@@ -8,6 +8,7 @@
 // for another key: the new block can only add caveats (§6.3, every block must hold).
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
+import { unixSeconds } from "../kernel/clock.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { delegateGrant, issueRootGrant } from "../yea/grant.js"
 import { isKey } from "../yea/keys.js"
@@ -53,10 +54,11 @@ export const yeaGrantCommand = Command.make("grant", { ...caveatOptions, to, noS
   runCommand(
     Effect.gen(function* () {
       const h = homeFromEnv()
-      const caveats = yield* caveatsOf(o)
+      const now = yield* unixSeconds
+      const caveats = yield* caveatsOf(o, now)
       const sub = yield* holderKey(o.to)
       const principal = yield* readKey(principalKeyPath(h))
-      const token = yield* Effect.mapError(issueRootGrant({ sub, caveats }), fromYea).pipe(Effect.provide(signerOf(principal)))
+      const token = yield* Effect.mapError(issueRootGrant({ sub, caveats, iat: now }), fromYea).pipe(Effect.provide(signerOf(principal)))
       if (caveats.length === 0) yield* Console.error("warning: no caveats: this grant allows every verb at every service that trusts this principal")
       const local = yield* Effect.option(readPublicKey(agentKeyPath(h)))
       if (!o.noSave && Option.isSome(local) && local.value === sub) yield* Console.error(`saved to ${yield* saveGrant(h, token)}`)
@@ -72,9 +74,10 @@ export const yeaDelegateCommand = Command.make("delegate", { token, ...caveatOpt
   runCommand(
     Effect.gen(function* () {
       if (!isKey(o.to)) return yield* Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to"))
-      const caveats = yield* caveatsOf(o)
+      const now = yield* unixSeconds
+      const caveats = yield* caveatsOf(o, now)
       const agent = yield* readKey(agentKeyPath(homeFromEnv()))
-      const out = yield* Effect.mapError(delegateGrant(o.token.trim(), { sub: o.to, caveats }), fromYea).pipe(Effect.provide(signerOf(agent)))
+      const out = yield* Effect.mapError(delegateGrant(o.token.trim(), { sub: o.to, caveats, iat: now }), fromYea).pipe(Effect.provide(signerOf(agent)))
       yield* Console.log(out)
     })
   )

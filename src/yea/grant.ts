@@ -265,6 +265,9 @@ export interface RootGrantInput {
   readonly caveats: ReadonlyArray<unknown>
   /** Defaults to 16 random bytes from `RandomBytes`, base64url. */
   readonly nonce?: string
+  /** Defaults to the Clock; a caller that also derives an `exp` caveat from "now" passes the one
+   * time it read, so `exp - iat` is exactly the lifetime asked for. */
+  readonly iat?: number
 }
 
 /**
@@ -277,7 +280,8 @@ export const issueRootGrant = (input: RootGrantInput): Effect.Effect<string, Yea
     yield* checkCaveats(input.caveats)
     const signer = yield* Signer
     const nonce = input.nonce ?? encodeBase64url(yield* (yield* RandomBytes).bytes(16))
-    const p = { caveats: input.caveats, iat: yield* unixSeconds, iss: encodeKey(signer.publicKey), nonce, sub: input.sub }
+    const iat = input.iat ?? (yield* unixSeconds)
+    const p = { caveats: input.caveats, iat, iss: encodeKey(signer.publicKey), nonce, sub: input.sub }
     return yield* encodeToken([yield* signPayload(p)])
   })
 
@@ -286,6 +290,8 @@ export interface DelegationInput {
   readonly sub: string
   /** Added caveats: a delegation can only narrow, because every block's caveats must hold. */
   readonly caveats: ReadonlyArray<unknown>
+  /** Defaults to the Clock (see `RootGrantInput.iat`). */
+  readonly iat?: number
 }
 
 /** Delegates `token` by appending a block signed by its current holder (the `Signer`). */
@@ -299,7 +305,8 @@ export const delegateGrant = (token: string, input: DelegationInput): Effect.Eff
       return yield* Effect.fail(yeaError("unauthorized", "only the grant's holder can delegate it"))
     }
     const last = grant.blocks[grant.blocks.length - 1]
-    const p = { caveats: input.caveats, iat: yield* unixSeconds, prev: last.id, sub: input.sub }
+    const iat = input.iat ?? (yield* unixSeconds)
+    const p = { caveats: input.caveats, iat, prev: last.id, sub: input.sub }
     const block = yield* signPayload(p)
     return yield* encodeToken([...grant.blocks.map((b) => ({ p: b.raw, s: b.s })), block])
   })

@@ -86,6 +86,10 @@ describe("mandate yea grant and delegate", () => {
     expect(d.status).toBe(0)
     const dg = Either.getOrThrow(decodeGrant(tokenIn(d.stdout)))
     expect([dg.holder, dg.delegations.length, dg.delegations[0].caveats]).toEqual([subagentKey, 1, [{ can: ["shop.search"] }]])
+    // A delegation's exp is counted from the same second it signs as its iat (one Clock read).
+    const timed = await mandate(["yea", "delegate", tokenIn(r.stdout), "--to", subagentKey, "--exp", "1h"], h.env)
+    const tb = Either.getOrThrow(decodeGrant(tokenIn(timed.stdout))).delegations[0]
+    expect(tb.caveats).toEqual([{ exp: tb.iat + 3600 }])
     // ... but cannot delegate a grant it does not hold (unauthorized).
     const notHeld = await mandate(["yea", "delegate", tokenIn(other.stdout), "--to", subagentKey], h.env)
     expect(errorLine(notHeld)).toMatch(/^error: unauthorized at /)
