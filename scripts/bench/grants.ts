@@ -1,7 +1,11 @@
 // `npm run bench -- grants [seconds]`: YEA grant verification per second for chains of 1, 2 and 4
 // blocks, beside raw Ed25519 verifies per second (node:crypto) measured in the same run. A chain of
 // n blocks costs n signature checks, so the ideal ratio to raw verifies is 1/n; the rest is
-// decoding (strict JSON, canonical re-encoding, base64url) and caveat evaluation.
+// decoding (strict JSON, canonical re-encoding, base64url) and caveat evaluation. One
+// VerificationCache serves the run, as a YEA service runtime owns one (src/yea/service/runtime.ts):
+// the keys recur (one principal, its agents), so each is decoded and point-checked once; the
+// grants are the same tokens again, but no signature check is cached (YEA keeps none), so every
+// block's signature is checked on every verification.
 import { Effect, Either, Layer } from "effect"
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from "node:crypto"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
@@ -10,6 +14,7 @@ import { fixedClock } from "../../src/yea/conformance.js"
 import { caveatBlocks, decodeGrant, delegateGrant, issueRootGrant, verifyChain } from "../../src/yea/grant.js"
 import { evaluateCaveats } from "../../src/yea/caveat.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
+import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../../src/kernel/verification-cache.js"
 import { decimal } from "../../src/yea/measure.js"
 
 const NOW = 1_790_000_000
@@ -79,6 +84,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     if (!nodeVerify(null, msg, pub, sig)) throw new Error("baseline verify failed")
   }
   const clock = fixedClock(NOW)
+  const cache = VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES })
   const raws: Array<number> = []
   console.log("grant verification (authorize: decode, chain, trusted root, holder, caveats) vs raw Ed25519 verify, same run")
   console.log("blocks | grants/s | raw verifies/s | ratio (median of 5) | ratio x blocks")
@@ -87,7 +93,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     const { token, holder } = chain(n)
     const input = { grants: [token], proofKey: holder, trusted, request }
     const grant = () => {
-      const r = Effect.runSync(Effect.either(authorize(input, noTotals).pipe(Effect.withClock(clock))))
+      const r = Effect.runSync(Effect.either(authorize(input, noTotals).pipe(Effect.withClock(clock), Effect.provideService(VerificationCache, cache))))
       if (Either.isLeft(r)) throw new Error(`chain of ${n} refused: ${r.left.message}`)
     }
     const ratios: Array<number> = []
@@ -107,10 +113,11 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
   }
   // Where the rest of the time goes, for one block (same run).
   const one = chain(1)
-  const g = Either.getOrThrow(decodeGrant(one.token))
+  const g = Either.getOrThrow(decodeGrant(one.token, cache.sync))
   const parts: Array<[string, () => void]> = [
-    ["decodeGrant (base64url, strict JSON, canonical check, schemas)", () => void decodeGrant(one.token)],
-    ["verifyChain (1 signature, links, root, holder)", () => void verifyChain(g, { trusted, proofKey: one.holder })],
+    ["decodeGrant (base64url, strict JSON, canonical check, schemas, keys from the cache)", () => void decodeGrant(one.token, cache.sync)],
+    ["decodeGrant, keys judged afresh (no cache)", () => void decodeGrant(one.token)],
+    ["verifyChain (1 signature, links, root, holder)", () => void verifyChain(g, { trusted, proofKey: one.holder, cache: cache.sync })],
     ["evaluateCaveats (5 caveats)", () => void Effect.runSync(evaluateCaveats(caveatBlocks(g), { ...request, now: NOW }, noTotals))]
   ]
   const base = rate(slice, raw)

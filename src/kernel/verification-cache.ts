@@ -5,7 +5,8 @@
  * What it keeps (DESIGN.md, "Crypto hot path"):
  *  - per did:key, the judged key (decoded, point checked, node's key object built) or the fact
  *    that the string names no usable key: point decoding is the costly part of a key, and a key
- *    recurs across every object it signs;
+ *    recurs across every object it signs; the same for a key written in another protocol's text
+ *    form (YEA's `ed25519:` keys), under that text, decoded by the caller's function;
  *  - per signature check (object type, identity, signer), the fact that it passed: the identity is
  *    the hash of the canonical object with `sig`, so a hit is the same bytes under the same key;
  *  - per verified value (issue 13 item 1: a chain as received), what verifying it yielded, under a
@@ -45,6 +46,12 @@ export interface VerificationCacheStats {
  */
 export interface VerificationCacheSync {
   readonly key: (did: string) => Option.Option<VerifyingKey>
+  /**
+   * The key a protocol's own text form `name` names (YEA's `ed25519:...`), judged once: `bytes`
+   * decodes the text to the 32 key bytes (None when it is not a key's text); the point checks are
+   * the kernel's. A name longer than {@link MAX_KEY_NAME_LENGTH} is never looked up or kept.
+   */
+  readonly named: (name: string, bytes: (name: string) => Option.Option<Uint8Array>) => Option.Option<VerifyingKey>
   readonly passed: (check: string) => boolean
   readonly remember: (check: string) => void
   readonly verified: (key: string) => Option.Option<unknown>
@@ -78,6 +85,9 @@ export interface VerificationCacheOptions {
 /** The default bound: about 40,000 keys or 60,000 signature checks. */
 export const DEFAULT_VERIFICATION_CACHE_BYTES = 16 * 1024 * 1024
 
+/** The longest key text `named` looks up: an `ed25519:` key is 51 characters, a did:key 56. */
+export const MAX_KEY_NAME_LENGTH = 64
+
 /** Accounted per entry beside its key and value: the map slot, the entry record, headers. */
 export const ENTRY_OVERHEAD_BYTES = 128
 /** Accounted for a judged key: its 32 bytes and node's key object (a native handle). */
@@ -97,11 +107,13 @@ type Entry =
   | { readonly kind: "passed" }
   | { readonly kind: "value"; readonly value: unknown; readonly bytes: number }
 
-const judge = (did: string): Option.Option<VerifyingKey> =>
-  Option.flatMap(didKeyBytes(did), (publicKey) => {
-    const object = publicKeyObject(publicKey)
-    return object === null ? Option.none() : Option.some({ publicKey, object })
-  })
+/** 32 key bytes judged (canonical point, not of small order) and node's key object built. */
+export const judgeKeyBytes = (publicKey: Uint8Array): Option.Option<VerifyingKey> => {
+  const object = publicKeyObject(publicKey)
+  return object === null ? Option.none() : Option.some({ publicKey, object })
+}
+
+const judge = (did: string): Option.Option<VerifyingKey> => Option.flatMap(didKeyBytes(did), judgeKeyBytes)
 
 export class VerificationCache extends Context.Tag("mandate/VerificationCache")<VerificationCache, VerificationCacheShape>() {
   /** A cache bounded by `options.maxBytes`. */
@@ -145,6 +157,17 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
         if (hit !== undefined && hit.kind === "key") return hit.key
         keysJudged++
         const judged = judge(did)
+        store(k, { kind: "key", key: judged })
+        return judged
+      },
+      named: (name, bytes) => {
+        if (name.length > MAX_KEY_NAME_LENGTH) return Option.none()
+        // `n ` keeps these apart from did:keys (`k `): a name is judged by its owner's decoding.
+        const k = `n ${name}`
+        const hit = lookup(k)
+        if (hit !== undefined && hit.kind === "key") return hit.key
+        keysJudged++
+        const judged = Option.flatMap(bytes(name), judgeKeyBytes)
         store(k, { kind: "key", key: judged })
         return judged
       },

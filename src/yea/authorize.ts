@@ -16,6 +16,7 @@ import { evaluateCaveats, type CaveatContext, type CaveatFailure, type TotalDraw
 import { MAX_SCALE, decimal, unitsAt, type Decimal } from "./measure.js"
 import { yeaError, type ConsentRequest, type YeaError } from "./reason.js"
 import { unixSeconds } from "../kernel/clock.js"
+import { verificationCacheSync } from "../kernel/verification-cache.js"
 
 /** The request as the grants see it; `now` comes from the Clock. */
 export type AuthorizeRequest = Omit<CaveatContext, "now">
@@ -58,6 +59,8 @@ export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>
 )(
   function* <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>) {
     const now = yield* unixSeconds
+    // Keys are judged once per key through the VerificationCache in context, when there is one.
+    const cache = yield* verificationCacheSync
     const ctx: CaveatContext = { ...input.request, now }
     if (input.grants.length === 0) return yield* Effect.fail(yeaError("unauthorized", "the request carries no grant"))
     let best: Refusal | undefined
@@ -66,7 +69,7 @@ export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>
     }
     for (let i = 0; i < input.grants.length; i++) {
       // §6.4 step 1, then steps 2–5.
-      const decoded = Either.flatMap(decodeGrant(input.grants[i]), (g) => verifyChain(g, input))
+      const decoded = Either.flatMap(decodeGrant(input.grants[i], cache), (g) => verifyChain(g, { ...input, cache }))
       if (Either.isLeft(decoded)) {
         refuse({ rank: 1, error: decoded.left })
         continue

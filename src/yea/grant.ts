@@ -14,13 +14,14 @@
 import { Effect, Either, Option, Schema } from "effect"
 import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
 import { utf8 } from "../kernel/canonical.js"
-import { verify } from "../kernel/ed25519.js"
+import { verifyWithKeyObject } from "../kernel/ed25519.js"
 import { hashB64 } from "../kernel/hash.js"
 import { parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
+import { type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { canonical, canonicalBytes } from "./canonical.js"
 import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
-import { decodeKey, decodeSignature, encodeKey, encodeSignature, isKey } from "./keys.js"
+import { decodeKeyText, decodeSignature, encodeKey, encodeSignature, isKey, verifyingKeyOf } from "./keys.js"
 import { yeaError, type YeaError } from "./reason.js"
 import { unixSeconds } from "../kernel/clock.js"
 
@@ -31,6 +32,9 @@ export const TOKEN_PREFIX = "pg1."
 
 /** An `ed25519:` key in canonical form (§6.1). */
 export const Key = Schema.String.pipe(Schema.filter((s) => isKey(s) || "a canonical ed25519: key"), Schema.annotations({ identifier: "Key" }))
+/** The form of a `Key` only: `decodeGrant` reads payloads with it and then judges every key once,
+ * through the VerificationCache when there is one (point decoding costs more than a signature). */
+const KeyText = Schema.String.pipe(Schema.filter((s) => Option.isSome(decodeKeyText(s)) || "a canonical ed25519: key"), Schema.annotations({ identifier: "Key" }))
 /** A canonical base64url 64-byte signature (§6.1). */
 export const Signature = Schema.String.pipe(
   Schema.filter((s) => Option.isSome(decodeSignature(s)) || "a canonical base64url 64-byte signature"),
@@ -40,23 +44,29 @@ export const Signature = Schema.String.pipe(
 /** Caveats stay raw JSON in the payload: a malformed caveat is `forbidden` at evaluation, not here. */
 const Caveats = Schema.Array(Schema.Unknown)
 
+const rootPayload = (key: typeof Key) =>
+  Schema.Struct({
+    iss: key,
+    sub: key,
+    caveats: Caveats,
+    iat: Schema.Int,
+    nonce: Schema.String
+  }).annotations({ identifier: "RootPayload" })
+
+const delegationPayload = (key: typeof Key) =>
+  Schema.Struct({
+    prev: Schema.String,
+    sub: key,
+    caveats: Caveats,
+    iat: Schema.Int
+  }).annotations({ identifier: "DelegationPayload" })
+
 /** Root block payload (§6.2). */
-export const RootPayload = Schema.Struct({
-  iss: Key,
-  sub: Key,
-  caveats: Caveats,
-  iat: Schema.Int,
-  nonce: Schema.String
-}).annotations({ identifier: "RootPayload" })
+export const RootPayload = rootPayload(Key)
 export type RootPayload = typeof RootPayload.Type
 
 /** Delegation block payload (§6.2). */
-export const DelegationPayload = Schema.Struct({
-  prev: Schema.String,
-  sub: Key,
-  caveats: Caveats,
-  iat: Schema.Int
-}).annotations({ identifier: "DelegationPayload" })
+export const DelegationPayload = delegationPayload(Key)
 export type DelegationPayload = typeof DelegationPayload.Type
 
 /** `{"p": payload, "s": signature}` and nothing else: an unsigned extra member is refused. */
@@ -112,8 +122,17 @@ const unauthorized = (message: string, path?: string) => yeaError("unauthorized"
 
 const decoders = {
   block: Schema.decodeUnknownEither(RawBlock),
-  root: Schema.decodeUnknownEither(RootPayload),
-  delegation: Schema.decodeUnknownEither(DelegationPayload)
+  // The payloads with their keys' form checked; decodeGrant judges the keys themselves after.
+  root: Schema.decodeUnknownEither(rootPayload(KeyText)),
+  delegation: Schema.decodeUnknownEither(delegationPayload(KeyText))
+}
+
+/** §6.1: a key in a block is a usable key (a canonical point not of small order). */
+const judgeKeys = (keys: ReadonlyArray<readonly [string, string]>, cache: VerificationCacheSync | undefined): Either.Either<void, YeaError> => {
+  for (const [key, path] of keys) {
+    if (Option.isNone(verifyingKeyOf(key, cache))) return Either.left(unauthorized(`${path}: a canonical ed25519: key`, path))
+  }
+  return Either.void
 }
 
 const decodeWith = <A>(
@@ -129,9 +148,9 @@ const utf8Fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
  * §6.4 step 1: decode the token and check its prefix. Every failure is `unauthorized`.
  * The token must be exactly `pg1.` + canonical base64url of utf8(canonical(blocks)): the canonical
  * text is rebuilt from each block's canonical payload (which is also the signed message, so it is
- * computed once) and compared with what was sent.
+ * computed once) and compared with what was sent. Keys are judged through `cache` when given.
  */
-export const decodeGrant = (token: unknown): Either.Either<Grant, YeaError> =>
+export const decodeGrant = (token: unknown, cache?: VerificationCacheSync): Either.Either<Grant, YeaError> =>
   Either.gen(function* () {
     if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)) return yield* Either.left(unauthorized("a grant token starts with pg1."))
     const bytes = decodeBase64url(token.slice(TOKEN_PREFIX.length))
@@ -161,10 +180,12 @@ export const decodeGrant = (token: unknown): Either.Either<Grant, YeaError> =>
       const msg = utf8(pc.right)
       if (i === 0) {
         const p = yield* decodeWith(decoders.root, rb.p, `${path}.p`)
+        yield* judgeKeys([[p.iss, `${path}.p.iss`], [p.sub, `${path}.p.sub`]], cache)
         root = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, msg, iss: p.iss, nonce: p.nonce }
         blocks.push(root)
       } else {
         const p = yield* decodeWith(decoders.delegation, rb.p, `${path}.p`)
+        yield* judgeKeys([[p.sub, `${path}.p.sub`]], cache)
         const d: DelegationBlock = { raw: rb.p, sub: p.sub, caveats: p.caveats, iat: p.iat, s: rb.s, id, msg, prev: p.prev }
         delegations.push(d)
         blocks.push(d)
@@ -184,6 +205,8 @@ export interface ChainOptions {
   readonly trusted: ReadonlyArray<string>
   /** The verified proof's key (§6.4 step 5). */
   readonly proofKey: string
+  /** Where signing keys are judged once (the VerificationCache's plain form); none: afresh. */
+  readonly cache?: VerificationCacheSync | undefined
 }
 
 /** §6.4 steps 2–5 on a decoded grant: signatures, `prev` links, trusted root, holder = proof key. */
@@ -193,9 +216,9 @@ export const verifyChain = (grant: Grant, opts: ChainOptions): Either.Either<Gra
     // Step 2: each block's signature, by `iss` for the root and by the previous `sub` after it.
     for (let i = 0; i < blocks.length; i++) {
       const signerKey = i === 0 ? grant.root.iss : blocks[i - 1].sub
-      const pub = decodeKey(signerKey)
+      const pub = verifyingKeyOf(signerKey, opts.cache)
       const sig = decodeSignature(blocks[i].s)
-      if (Option.isNone(pub) || Option.isNone(sig) || !verify(pub.value, blocks[i].msg, sig.value)) {
+      if (Option.isNone(pub) || Option.isNone(sig) || !verifyWithKeyObject(pub.value.object, blocks[i].msg, sig.value)) {
         return yield* Either.left(unauthorized(`block ${i} signature does not verify`, `blocks[${i}].s`))
       }
     }
@@ -228,8 +251,9 @@ export const checkGrant = <E, R>(
   usedOf: TotalsLookup<E, R>
 ): Effect.Effect<{ readonly grant: Grant; readonly evaluation: Evaluation }, YeaError | E, R> =>
   Effect.gen(function* () {
-    const grant = yield* decodeGrant(token) // step 1
-    yield* verifyChain(grant, opts) // steps 2–5
+    const cache = opts.cache ?? (yield* verificationCacheSync)
+    const grant = yield* decodeGrant(token, cache) // step 1
+    yield* verifyChain(grant, { ...opts, cache }) // steps 2–5
     const evaluation = yield* evaluateCaveats(caveatBlocks(grant), ctx, usedOf) // step 6
     return { grant, evaluation }
   })

@@ -6,6 +6,7 @@
 import { Option } from "effect"
 import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
 import { isAcceptablePublicKey, publicKeyFromSeed } from "../kernel/ed25519.js"
+import { judgeKeyBytes, type VerificationCacheSync, type VerifyingKey } from "../kernel/verification-cache.js"
 
 export const KEY_PREFIX = "ed25519:"
 
@@ -17,12 +18,31 @@ export const encodeKey = (publicKey: Uint8Array): string => KEY_PREFIX + encodeB
  * bytes, or not a usable key (not a canonical curve point, or of small order: such a key makes a
  * forged signature verify).
  */
-export const decodeKey = (s: unknown): Option.Option<Uint8Array> => {
-  if (typeof s !== "string" || !s.startsWith(KEY_PREFIX)) return Option.none()
-  return Option.filter(decodeBase64url(s.slice(KEY_PREFIX.length)), (b) => b.length === 32 && isAcceptablePublicKey(b))
-}
+export const decodeKey = (s: unknown): Option.Option<Uint8Array> => Option.filter(decodeKeyText(s), isAcceptablePublicKey)
 
 export const isKey = (s: unknown): s is string => Option.isSome(decodeKey(s))
+
+/**
+ * The 32 bytes an `ed25519:` string spells, its form only (prefix, canonical base64url, 32 bytes):
+ * whether they are a usable key is judged by {@link decodeKey} or {@link verifyingKeyOf}.
+ */
+export const decodeKeyText = (s: unknown): Option.Option<Uint8Array> => {
+  if (typeof s !== "string" || s.length !== KEY_TEXT_LENGTH || !s.startsWith(KEY_PREFIX)) return Option.none()
+  return Option.filter(decodeBase64url(s.slice(KEY_PREFIX.length)), (b) => b.length === 32)
+}
+
+/** `ed25519:` and 43 base64url characters. */
+export const KEY_TEXT_LENGTH = KEY_PREFIX.length + 43
+
+/**
+ * The usable key `s` names, with node's key object to verify under, or None (the rules of
+ * {@link decodeKey}). Through `cache` when there is one, so a key that recurs (a principal, an
+ * agent's proof key) is decoded and point-checked once: that costs more than the signature check.
+ */
+export const verifyingKeyOf = (s: unknown, cache: VerificationCacheSync | undefined): Option.Option<VerifyingKey> => {
+  if (typeof s !== "string") return Option.none()
+  return cache === undefined ? Option.flatMap(decodeKeyText(s), judgeKeyBytes) : cache.named(s, decodeKeyText)
+}
 
 /** A 32-byte seed from its canonical base64url, or None. */
 export const decodeSeed = (s: unknown): Option.Option<Uint8Array> =>

@@ -2,10 +2,11 @@
 // `proof: {key, ts, sig}`, where `sig` signs utf8(canonical({aud, verb, target, ts})) with the holder
 // key. A leaked grant is useless without it; `ts` bounds replay to ±300 s of the service's clock.
 import { Effect, Either, Option, Schema } from "effect"
-import { verify } from "../kernel/ed25519.js"
+import { verifyWithKeyObject } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
+import { verificationCacheSync } from "../kernel/verification-cache.js"
 import { canonicalBytes } from "./canonical.js"
-import { decodeKey, decodeSignature, encodeKey, encodeSignature } from "./keys.js"
+import { decodeSignature, encodeKey, encodeSignature, verifyingKeyOf } from "./keys.js"
 import { yeaError, type YeaError } from "./reason.js"
 import type { Verb } from "./verb.js"
 import { unixSeconds } from "../kernel/clock.js"
@@ -102,8 +103,9 @@ export const verifyProof = (
     const p = Schema.decodeUnknownOption(Proof)(proof)
     if (Option.isNone(p)) return yield* Effect.fail(unauthorized("proof must be {key, ts, sig} with an integer ts"))
     const { key, ts, sig } = p.value
-    // §6.1: the key is `ed25519:` + canonical base64url of 32 bytes.
-    const publicKey = decodeKey(key)
+    // §6.1: the key is `ed25519:` + canonical base64url of 32 bytes, a usable key (judged once per
+    // key when a VerificationCache is in context: an agent's proof key recurs on every request).
+    const publicKey = verifyingKeyOf(key, yield* verificationCacheSync)
     if (Option.isNone(publicKey)) return yield* Effect.fail(unauthorized("proof.key is not a canonical ed25519 key", "proof.key"))
     // §6.1: the signature is canonical base64url of 64 bytes (GHSA-8mvj-4xpr-rmqw).
     const sigBytes = decodeSignature(sig)
@@ -116,6 +118,6 @@ export const verifyProof = (
     // §6.5: sig over utf8(canonical({aud, verb, target, ts})).
     const msg = proofMessage(aud, subject.verb, proofTarget(subject), ts)
     if (Either.isLeft(msg)) return yield* Effect.fail(unauthorized(`proof target has no canonical form: ${msg.left.message}`))
-    if (!verify(publicKey.value, msg.right, sigBytes.value)) return yield* Effect.fail(unauthorized("proof signature does not verify", "proof.sig"))
-    return { key, publicKey: publicKey.value, ts }
+    if (!verifyWithKeyObject(publicKey.value.object, msg.right, sigBytes.value)) return yield* Effect.fail(unauthorized("proof signature does not verify", "proof.sig"))
+    return { key, publicKey: publicKey.value.publicKey, ts }
   })

@@ -6,6 +6,7 @@ import { Context, Effect, Option } from "effect"
 import { DecisionEvents } from "../../accounting/decision-events.js"
 import { encodeBase64url } from "../../kernel/base64url.js"
 import { RandomBytes } from "../../kernel/services.js"
+import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../../kernel/verification-cache.js"
 import { DEFAULT_BUDGET, fitReplyEffect, type Fitted } from "../lens/budget.js"
 import {
   decodeRequestEither,
@@ -56,7 +57,15 @@ export interface RuntimeOptions {
 
 export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {}): Effect.Effect<YeaServiceRuntime, never, R | StateContext> =>
   Effect.gen(function* () {
-    const captured = yield* Effect.context<R | StateContext>()
+    // The proof and grant keys are judged once per key (kernel/verification-cache.ts): through the
+    // VerificationCache in context, or one this runtime owns, of the default size.
+    const outer = yield* Effect.context<R | StateContext>()
+    const captured = Context.getOption(outer, VerificationCache).pipe(
+      Option.match({
+        onSome: () => outer,
+        onNone: () => Context.add(outer, VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
+      })
+    ) as Context.Context<R | StateContext>
     const random = yield* RandomBytes
     const owner = encodeBase64url(yield* random.bytes(12))
     // Issue 9 item 9: decisions go to the DecisionEvents in context when the runtime is made, if any.
