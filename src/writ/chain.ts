@@ -6,7 +6,7 @@ import { copyString, type VerificationCacheSync, verificationCacheSync } from ".
 import { boundNarrows, has } from "./bound.js"
 import { WritError, writError } from "./reason.js"
 import { canonicalText } from "./sign.js"
-import { chainShape, failOr, type ObjectInput, result, Within } from "./verify.js"
+import { byteLength, chainShape, failOr, type ObjectInput, Received, result, Within } from "./verify.js"
 import { type CheckedWrit, verifyWritSync, writSpec } from "./writ.js"
 
 const p = (i: number) => `chain[${i}]`
@@ -195,19 +195,38 @@ const chainWritsSync = (chain: unknown, path: string, cache: VerificationCacheSy
   return verifyChainWritsSync(elements, path, cache)
 }
 
+/** A chain received whole (the bytes of its JSON array, as a chain file or a token carries it) is
+ * bounded before it is read like the call that would carry it (section 1.6: 65536 bytes). */
+export const RECEIVED_CHAIN_MAX_BYTES = 65536
+
+/** The same for a chain received whole: read strictly once (section 1.1; a reading error is its
+ * reason at the chain), and every writ checked off that text as the executor checks a call's
+ * chain (`verifyReceivedChainWritsSync`: canonical bytes and signing inputs are slices of it). */
+const receivedChainWritsSync = (chain: Received, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
+  if (byteLength(chain.bytes) > RECEIVED_CHAIN_MAX_BYTES) return writError("too_large", path, `a chain over ${RECEIVED_CHAIN_MAX_BYTES} bytes`)
+  const read = chain.reading
+  if (Either.isLeft(read)) return writError(read.left.reason, path, read.left.message)
+  const elements = chainShape<JsonObject>(read.right.value, path)
+  if (elements instanceof WritError) return elements
+  if (elements.length === 0) return writError("malformed", path, "a chain is not empty")
+  return verifyReceivedChainWritsSync(read.right, elements, path, cache)
+}
+
 /** Section 4's chain verification (see `verifyChain`) as a plain function. */
 export const verifyChainSync = (chain: unknown, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
-  const writs = chainWritsSync(chain, path, cache)
+  const writs = chain instanceof Received ? receivedChainWritsSync(chain, path, cache) : chainWritsSync(chain, path, cache)
   return writs instanceof WritError ? writs : chainLinksFailure(writs, path) ?? writs
 }
 
 /** Section 4's chain verification as an operation: the chain is an array (`malformed`) of at most 8
  * elements (`too_large`), each an object (`malformed`), not empty (`malformed`); every writ passes
- * section 6.1 in array order; then the links and `depth` (`checkChainLinks`). Expiry is separate. */
+ * section 6.1 in array order; then the links and `depth` (`checkChainLinks`). Expiry is separate.
+ * The chain is a value already read, or `Received` bytes of the whole array, read here. */
 export const verifyChain: (chain: unknown, path?: string) => Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> = Effect.fn(
   "writ.verifyChain"
 )(function* (chain: unknown, path = "chain") {
-  const writs = chainWritsSync(chain, path, yield* verificationCacheSync)
+  const cache = yield* verificationCacheSync
+  const writs = chain instanceof Received ? receivedChainWritsSync(chain, path, cache) : chainWritsSync(chain, path, cache)
   if (writs instanceof WritError) return yield* Effect.fail(writs)
   yield* Effect.annotateCurrentSpan({ "writ.leaf": writs[writs.length - 1].id, "writ.chain_length": writs.length })
   const links = chainLinksFailure(writs, path)

@@ -98,7 +98,7 @@ export interface ObjectSpec<A> {
 
 const at = (path: string, member: string): string => (path === "" ? member : `${path}.${member}`)
 
-const byteLength = (b: Uint8Array | string): number => (typeof b === "string" ? Buffer.byteLength(b, "utf8") : b.length)
+export const byteLength = (b: Uint8Array | string): number => (typeof b === "string" ? Buffer.byteLength(b, "utf8") : b.length)
 
 /** Section 6.1 steps 1 to 5 for one object of the given type, as a plain function: the first
  * failure, or what step 6 needs. Entry points run it inside their one Effect (issue 13 item 1). */
