@@ -72,7 +72,7 @@ export const block = (log: string): string => {
   )
   return [
     BEGIN,
-    `One run of \`npm run bench:readme\` (every benchmark in turn, one process after another), on: ${machine}; load average at the end ${endLoad}.`,
+    `One run of every benchmark (\`npm run bench\` with no name, as \`npm run bench:readme\` runs it: each in turn, in one process), on: ${machine}; load average at the end ${endLoad}.`,
     `The whole output is in [scripts/bench/results/last-run.txt](scripts/bench/results/last-run.txt).`,
     "",
     "| bench | took | summary (its last line) |",
