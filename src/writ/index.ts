@@ -15,7 +15,8 @@
 //                 `checkRevoke`, `checkAckObject`/`verifyAck`.
 // Bounds (3)      bound.ts `checkBound`, `narrows`, `satisfies`, `prefixMatches`, `checkBounds`
 //                 (3.2 reserved names), `checkArgs` (7.2: `missing_arg` then `out_of_bounds`).
-// Chains (4)      chain.ts `verifyChain` (the operation), `verifyChainWrits` (7 step 2, first
+// Chains (4)      chain.ts `verifyChain` (the operation; a value read, or `Received` bytes of the
+//                 whole array, read once), `verifyChainWrits` (7 step 2, first
 //                 half), `checkChainLinks` (7 step 3), `checkChild`, `checkDepth`, `checkExpiry`.
 // Calls (5, 7)    call.ts, each a separate Effect for the executor to compose in section 7 order:
 //                   step 1 `checkCall(Received)`            -> CheckedCall (unsigned error on failure)
