@@ -156,29 +156,21 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
       entries.set(key, { entry, bytes: cost, touched: ++placed })
       bytes += cost
     }
+    /** The key held under `k`, or judged by `judgeIt` once and held. */
+    const keyUnder = (k: string, judgeIt: () => Option.Option<VerifyingKey>): Option.Option<VerifyingKey> => {
+      const hit = lookup(k)
+      if (hit !== undefined && hit.kind === "key") return hit.key
+      keysJudged++
+      const judged = judgeIt()
+      store(k, { kind: "key", key: judged })
+      return judged
+    }
     const sync: VerificationCacheSync = {
-      key: (did) => {
-        // Nothing longer than a did:key is looked up, copied or decoded (issue 11 item 2).
-        if (!hasDidKeyShape(did)) return Option.none()
-        const k = `k ${did}`
-        const hit = lookup(k)
-        if (hit !== undefined && hit.kind === "key") return hit.key
-        keysJudged++
-        const judged = judge(did)
-        store(k, { kind: "key", key: judged })
-        return judged
-      },
-      named: (name, bytes) => {
-        if (name.length > MAX_KEY_NAME_LENGTH) return Option.none()
-        // `n ` keeps these apart from did:keys (`k `): a name is judged by its owner's decoding.
-        const k = `n ${name}`
-        const hit = lookup(k)
-        if (hit !== undefined && hit.kind === "key") return hit.key
-        keysJudged++
-        const judged = Option.flatMap(bytes(name), judgeKeyBytes)
-        store(k, { kind: "key", key: judged })
-        return judged
-      },
+      // Nothing longer than a did:key is looked up, copied or decoded (issue 11 item 2).
+      key: (did) => (hasDidKeyShape(did) ? keyUnder(`k ${did}`, () => judge(did)) : Option.none()),
+      // `n ` keeps these apart from did:keys (`k `): a name is judged by its owner's decoding.
+      named: (name, bytes) =>
+        name.length > MAX_KEY_NAME_LENGTH ? Option.none() : keyUnder(`n ${name}`, () => Option.flatMap(bytes(name), judgeKeyBytes)),
       passed: (check) => lookup(`s ${check}`) !== undefined,
       remember: (check) => store(`s ${check}`, { kind: "passed" }),
       verified: (key) => {

@@ -187,34 +187,32 @@ export const chainLinksFailure = (chain: ReadonlyArray<CheckedWrit>, path = "cha
 export const checkChainLinks = (chain: ReadonlyArray<CheckedWrit>, path = "chain"): Effect.Effect<void, WritError> =>
   Effect.suspend(() => failOr(chainLinksFailure(chain, path)))
 
-/** Section 4's chain verification up to the links: shape, emptiness, section 6.1 on every writ. */
-const chainWritsSync = (chain: unknown, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
-  const elements = chainShape<ObjectInput>(chain, path)
-  if (elements instanceof WritError) return elements
-  if (elements.length === 0) return writError("malformed", path, "a chain is not empty")
-  return verifyChainWritsSync(elements, path, cache)
-}
-
 /** A chain received whole (the bytes of its JSON array, as a chain file or a token carries it) is
  * bounded before it is read like the call that would carry it (section 1.6: 65536 bytes). */
 export const RECEIVED_CHAIN_MAX_BYTES = 65536
 
-/** The same for a chain received whole: read strictly once (section 1.1; a reading error is its
- * reason at the chain), and every writ checked off that text as the executor checks a call's
- * chain (`verifyReceivedChainWritsSync`: canonical bytes and signing inputs are slices of it). */
-const receivedChainWritsSync = (chain: Received, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
-  if (byteLength(chain.bytes) > RECEIVED_CHAIN_MAX_BYTES) return writError("too_large", path, `a chain over ${RECEIVED_CHAIN_MAX_BYTES} bytes`)
-  const read = chain.reading
-  if (Either.isLeft(read)) return writError(read.left.reason, path, read.left.message)
-  const elements = chainShape<JsonObject>(read.right.value, path)
+/** Section 4's chain verification up to the links: shape, emptiness, section 6.1 on every writ.
+ * A chain received whole is first read strictly once (section 1.1; a reading error is its reason
+ * at the chain), and its writs are checked off that text as the executor checks a call's chain
+ * (`verifyReceivedChainWritsSync`: canonical bytes and signing inputs are slices of it). */
+const chainWritsSync = (chain: unknown, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
+  let reading: Reading | undefined
+  if (chain instanceof Received) {
+    if (byteLength(chain.bytes) > RECEIVED_CHAIN_MAX_BYTES) return writError("too_large", path, `a chain over ${RECEIVED_CHAIN_MAX_BYTES} bytes`)
+    const read = chain.reading
+    if (Either.isLeft(read)) return writError(read.left.reason, path, read.left.message)
+    reading = read.right
+  }
+  const elements = chainShape<ObjectInput>(reading === undefined ? chain : reading.value, path)
   if (elements instanceof WritError) return elements
   if (elements.length === 0) return writError("malformed", path, "a chain is not empty")
-  return verifyReceivedChainWritsSync(read.right, elements, path, cache)
+  // Elements read from the received text are plain objects, as a call's chain is.
+  return reading === undefined ? verifyChainWritsSync(elements, path, cache) : verifyReceivedChainWritsSync(reading, elements as ReadonlyArray<JsonObject>, path, cache)
 }
 
 /** Section 4's chain verification (see `verifyChain`) as a plain function. */
 export const verifyChainSync = (chain: unknown, path: string, cache: VerificationCacheSync | undefined): ReadonlyArray<CheckedWrit> | WritError => {
-  const writs = chain instanceof Received ? receivedChainWritsSync(chain, path, cache) : chainWritsSync(chain, path, cache)
+  const writs = chainWritsSync(chain, path, cache)
   return writs instanceof WritError ? writs : chainLinksFailure(writs, path) ?? writs
 }
 
@@ -225,8 +223,7 @@ export const verifyChainSync = (chain: unknown, path: string, cache: Verificatio
 export const verifyChain: (chain: unknown, path?: string) => Effect.Effect<ReadonlyArray<CheckedWrit>, WritError> = Effect.fn(
   "writ.verifyChain"
 )(function* (chain: unknown, path = "chain") {
-  const cache = yield* verificationCacheSync
-  const writs = chain instanceof Received ? receivedChainWritsSync(chain, path, cache) : chainWritsSync(chain, path, cache)
+  const writs = chainWritsSync(chain, path, yield* verificationCacheSync)
   if (writs instanceof WritError) return yield* Effect.fail(writs)
   yield* Effect.annotateCurrentSpan({ "writ.leaf": writs[writs.length - 1].id, "writ.chain_length": writs.length })
   const links = chainLinksFailure(writs, path)

@@ -60,7 +60,7 @@ export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>
   function* <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>) {
     const now = yield* unixSeconds
     // Keys are judged once per key through the VerificationCache in context, when there is one.
-    const cache = yield* verificationCacheSync
+    const chainOptions = { trusted: input.trusted, proofKey: input.proofKey, cache: yield* verificationCacheSync }
     const ctx: CaveatContext = { ...input.request, now }
     if (input.grants.length === 0) return yield* Effect.fail(yeaError("unauthorized", "the request carries no grant"))
     let best: Refusal | undefined
@@ -69,7 +69,7 @@ export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>
     }
     for (let i = 0; i < input.grants.length; i++) {
       // §6.4 step 1, then steps 2–5.
-      const decoded = Either.flatMap(decodeGrant(input.grants[i], cache), (g) => verifyChain(g, { ...input, cache }))
+      const decoded = Either.flatMap(decodeGrant(input.grants[i], chainOptions.cache), (g) => verifyChain(g, chainOptions))
       if (Either.isLeft(decoded)) {
         refuse({ rank: 1, error: decoded.left })
         continue

@@ -60,12 +60,9 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
     // The proof and grant keys are judged once per key (kernel/verification-cache.ts): through the
     // VerificationCache in context, or one this runtime owns, of the default size.
     const outer = yield* Effect.context<R | StateContext>()
-    const captured = Context.getOption(outer, VerificationCache).pipe(
-      Option.match({
-        onSome: () => outer,
-        onNone: () => Context.add(outer, VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
-      })
-    ) as Context.Context<R | StateContext>
+    const captured: Context.Context<R | StateContext> = Option.isSome(Context.getOption(outer, VerificationCache))
+      ? outer
+      : Context.add(outer, VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
     const random = yield* RandomBytes
     const owner = encodeBase64url(yield* random.bytes(12))
     // Issue 9 item 9: decisions go to the DecisionEvents in context when the runtime is made, if any.
