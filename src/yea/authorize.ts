@@ -12,7 +12,8 @@
 import { Effect, Either, Exit, Option } from "effect"
 import { Reservations, type Reserved } from "../accounting/reservations.js"
 import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "./grant.js"
-import { evaluateCaveats, type CaveatContext, type CaveatFailure, type TotalDraw, type TotalsLookup } from "./caveat.js"
+import { bindingTotals, caveatVerdict, evaluateCaveats, type CaveatContext, type CaveatFailure, type TotalDraw, type TotalsLookup } from "./caveat.js"
+import { grantReason } from "./grant-reason.js"
 import { MAX_SCALE, decimal, unitsAt, type Decimal } from "./measure.js"
 import { yeaError, type ConsentRequest, type YeaError } from "./reason.js"
 import { unixSeconds } from "../kernel/clock.js"
@@ -80,20 +81,24 @@ export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>
         refuse({ rank: 2, error: yeaError("forbidden", "the grant is from another principal") })
         continue
       }
-      // §6.4 step 6: every caveat in every block.
-      const { failures, draws } = yield* evaluateCaveats(caveatBlocks(grant), ctx, usedOf)
-      if (failures.length === 0) return { grant, index: i, draws }
-      const hard = failures.filter((f) => f.severity === "hard")
-      if (hard.length > 0) {
-        refuse({ rank: 2, error: yeaError("forbidden", hard[0].message, { need: needOf(hard) }) })
-      } else {
-        // §6.6: authorized except for risk / each / total: ask the principal.
-        const consent = input.consentFor?.(grant.principal)
-        refuse({
-          rank: 3,
-          error: yeaError("consent_required", failures[0].message, { need: needOf(failures), ...(consent ? { consent } : {}) })
+      // §6.4 step 6: every caveat in every block, through the one caveat check.
+      const evaluation = yield* evaluateCaveats(caveatBlocks(grant), ctx, usedOf)
+      const outcome = yield* caveatVerdict(evaluation).pipe(
+        Effect.map((draws): Authorized | Refusal => ({ grant, index: i, draws })),
+        Effect.catchTags({
+          CaveatsForbidden: (e) => Effect.succeed<Authorized | Refusal>({ rank: 2, error: yeaError("forbidden", e.message, { need: needOf(e.failures) }) }),
+          // §6.6: authorized except for risk / each / total: ask the principal.
+          CaveatsNeedConsent: (e) => {
+            const consent = input.consentFor?.(grant.principal)
+            return Effect.succeed<Authorized | Refusal>({
+              rank: 3,
+              error: yeaError("consent_required", e.message, { need: needOf(e.failures), ...(consent ? { consent } : {}) })
+            })
+          }
         })
-      }
+      )
+      if ("grant" in outcome) return outcome
+      refuse(outcome)
     }
     return yield* Effect.fail(best!.error)
   }
@@ -130,19 +135,20 @@ export const reserveTotals = (
   Effect.gen(function* () {
     if (draws.length === 0) return Option.none()
     // Two `total`s on the same measure in one block share a key: the smaller limit binds.
-    const byKey = new Map<string, { draw: TotalDraw; limit: bigint; amount: bigint }>()
-    for (const d of draws) {
-      const key = totalKey(d.blockId, d.of)
-      const limit = unitsAt(d.limit, TOTAL_SCALE)
-      const prev = byKey.get(key)
-      if (prev === undefined || limit < prev.limit) byKey.set(key, { draw: d, limit, amount: unitsAt(d.amount, TOTAL_SCALE) })
-    }
-    const limits = [...byKey].map(([key, v]) => ({ key, limit: v.limit, amount: v.amount }))
+    const byKey = new Map(bindingTotals(draws).map((d) => [totalKey(d.blockId, d.of), d] as const))
+    const limits = [...byKey].map(([key, d]) => ({ key, limit: unitsAt(d.limit, TOTAL_SCALE), amount: unitsAt(d.amount, TOTAL_SCALE) }))
     const reservations = yield* Reservations
     const reserved = yield* reservations.reserve({ id: reservationId, limits, onFailure: "release" }).pipe(
       Effect.catchTags({
-        LimitExhausted: (e) =>
-          Effect.fail(yeaError("consent_required", `${e.key} would exceed its total limit`, { need: [byKey.get(e.key)?.draw.caveat] })),
+        // A concurrent commit took the room between check and reserve: the same text as the check's.
+        LimitExhausted: (e) => {
+          const d = byKey.get(e.key)
+          return Effect.fail(
+            d === undefined
+              ? yeaError("internal", `the totals store refused an unknown key ${e.key}`)
+              : yeaError("consent_required", grantReason.total(d.caveat.total), { need: [d.caveat] })
+          )
+        },
         ReservationConflict: () => Effect.fail(yeaError("conflict", "this commit was already reserved with other amounts")),
         ReservationInvalid: (e) => Effect.fail(yeaError("internal", `invalid reservation: ${e.reason}`)),
         StoreError: (e) => Effect.fail(yeaError("unavailable", `totals store: ${e.message}`))

@@ -1,7 +1,8 @@
 // Grant caveats (SPEC §6.3). A request is authorized by a grant only if every caveat in every block
 // is satisfied. Unknown caveats and malformed values fail closed as hard (`forbidden`) failures;
 // only `each`, `total` and `risk` can fail softly, which asks the human (`consent_required`, §6.6).
-import { Effect, Predicate, Schema } from "effect"
+import { Data, Effect, Predicate, Schema } from "effect"
+import { grantReason } from "./grant-reason.js"
 import {
   Amount,
   MEASURE_NAME,
@@ -148,13 +149,67 @@ export type TotalsLookup<E = never, R = never> = (blockId: string, of: string) =
 
 export type Severity = "hard" | "soft"
 
+/**
+ * Why one caveat is not satisfied, with the values its reason text is built from (grant-reason.ts).
+ * Only `Risk`, `Unit`, `Each` and `Total` are soft (§6.6: a human can approve them); everything
+ * else, every malformed value included, is hard (§6.3 "MUST fail closed").
+ */
+export type CaveatFailureKind = Data.TaggedEnum<{
+  Malformed: {}
+  Service: { readonly service: string }
+  Verb: { readonly verb: string }
+  Capability: { readonly capability: string }
+  Expired: {}
+  NotYetValid: {}
+  NoProposal: {}
+  Proposal: { readonly only: string }
+  MalformedRisk: { readonly risk: unknown }
+  Risk: { readonly risk: RiskLevel; readonly ceiling: RiskLevel }
+  MalformedUses: { readonly uses: unknown }
+  Unit: { readonly of: string; readonly unit: string | undefined; readonly limitUnit: string | undefined }
+  Each: { readonly limit: Limit }
+  Total: { readonly limit: Limit }
+}>
+export const CaveatFailureKind = Data.taggedEnum<CaveatFailureKind>()
+
+/** The one reason text of a failure: each kind's builder in grant-reason.ts, fed its values. */
+const reasonText = (kind: CaveatFailureKind, caveat: unknown): string =>
+  CaveatFailureKind.$match(kind, {
+    Malformed: () => grantReason.malformedCaveat(caveat),
+    Service: ({ service }) => grantReason.service(service),
+    Verb: ({ verb }) => grantReason.verb(verb),
+    Capability: ({ capability }) => grantReason.capability(capability),
+    Expired: () => grantReason.expired,
+    NotYetValid: () => grantReason.notYetValid,
+    NoProposal: () => grantReason.noProposal,
+    Proposal: ({ only }) => grantReason.proposal(only),
+    MalformedRisk: ({ risk }) => grantReason.malformedRisk(risk),
+    Risk: ({ ceiling, risk }) => grantReason.risk(risk, ceiling),
+    MalformedUses: ({ uses }) => grantReason.malformedUses(uses),
+    Unit: ({ limitUnit, of, unit }) => grantReason.unit(of, unit, limitUnit),
+    Each: ({ limit }) => grantReason.each(limit),
+    Total: ({ limit }) => grantReason.total(limit)
+  })
+
+const SOFT: ReadonlySet<CaveatFailureKind["_tag"]> = new Set(["Risk", "Unit", "Each", "Total"])
+
 /** A caveat that is not satisfied. `caveat` is the value as written in the grant (§7 `need`). */
 export interface CaveatFailure {
+  readonly kind: CaveatFailureKind
   readonly severity: Severity
   readonly caveat: unknown
   readonly block: number
+  /** The reason text, built from `kind` (grant-reason.ts). */
   readonly message: string
 }
+
+const failure = (kind: CaveatFailureKind, caveat: unknown, block: number): CaveatFailure => ({
+  kind,
+  severity: SOFT.has(kind._tag) ? "soft" : "hard",
+  caveat,
+  block,
+  message: reasonText(kind, caveat)
+})
 
 /** A `total` the commit draws on: reserve `amount` against `limit` (§6.3, reserved atomically). */
 export interface TotalDraw {
@@ -207,42 +262,41 @@ export const evaluateCaveats = <E, R>(
     for (let b = 0; b < blocks.length; b++) {
       const { caveats, id: blockId } = blocks[b]
       for (const caveat of caveats) {
-        const fail = (severity: Severity, message: string) => failures.push({ severity, caveat, block: b, message })
+        const fail = (kind: CaveatFailureKind) => failures.push(failure(kind, caveat, b))
         // Fail closed on anything unknown or malformed, for every verb.
-        const problem = caveatProblem(caveat)
-        if (problem !== undefined) {
-          fail("hard", problem)
+        if (caveatProblem(caveat) !== undefined) {
+          fail(CaveatFailureKind.Malformed())
           continue
         }
         const c = caveat as Record<string, unknown>
         if (has(c, "svc")) {
-          if (!(c.svc as ReadonlyArray<string>).includes(ctx.service)) fail("hard", `service ${ctx.service} is not listed`)
+          if (!(c.svc as ReadonlyArray<string>).includes(ctx.service)) fail(CaveatFailureKind.Service({ service: ctx.service }))
         } else if (has(c, "verbs")) {
-          if (!(c.verbs as ReadonlyArray<string>).includes(ctx.verb)) fail("hard", `verb ${ctx.verb} is not listed`)
+          if (!(c.verbs as ReadonlyArray<string>).includes(ctx.verb)) fail(CaveatFailureKind.Verb({ verb: ctx.verb }))
         } else if (has(c, "can")) {
           if (!(c.can as ReadonlyArray<string>).some((p) => matchesCapability(p, ctx.capability))) {
-            fail("hard", `capability ${ctx.capability} is not allowed`)
+            fail(CaveatFailureKind.Capability({ capability: ctx.capability }))
           }
         } else if (has(c, "exp")) {
-          if (!(ctx.now < (c.exp as number))) fail("hard", "the grant has expired")
+          if (!(ctx.now < (c.exp as number))) fail(CaveatFailureKind.Expired())
         } else if (has(c, "nbf")) {
-          if (!(ctx.now >= (c.nbf as number))) fail("hard", "the grant is not valid yet")
+          if (!(ctx.now >= (c.nbf as number))) fail(CaveatFailureKind.NotYetValid())
         } else if (!isCommit) {
           // `each`, `total`, `risk` and `only` are satisfied for verbs other than COMMIT (§6.3).
           continue
         } else if (proposal === undefined) {
-          fail("hard", "COMMIT without a proposal to check")
+          fail(CaveatFailureKind.NoProposal())
         } else if (has(c, "only")) {
-          if (proposal.hash !== c.only) fail("hard", "the grant is for another proposal")
+          if (proposal.hash !== c.only) fail(CaveatFailureKind.Proposal({ only: c.only as string }))
         } else if (has(c, "risk")) {
           const risk = proposal.risk
-          if (!isRiskLevel(risk)) fail("hard", "the proposal's risk is not low, medium or high")
-          else if (ctx.replay !== true && RANK[risk] > RANK[c.risk as RiskLevel]) fail("soft", `risk ${risk} is above ${String(c.risk)}`)
+          if (!isRiskLevel(risk)) fail(CaveatFailureKind.MalformedRisk({ risk }))
+          else if (ctx.replay !== true && RANK[risk] > RANK[c.risk as RiskLevel]) fail(CaveatFailureKind.Risk({ risk, ceiling: c.risk as RiskLevel }))
         } else {
           const total = has(c, "total")
           const limit = (total ? c.total : c.each) as Limit
           if (!usesOk) {
-            fail("hard", "the proposal's uses is malformed")
+            fail(CaveatFailureKind.MalformedUses({ uses: proposal.uses }))
             continue
           }
           if (ctx.replay === true) continue
@@ -250,20 +304,86 @@ export const evaluateCaveats = <E, R>(
           if (!has(uses, limit.of)) continue
           const q = uses[limit.of]
           if (q.unit !== limit.unit) {
-            fail("soft", `${limit.of} is in ${q.unit ?? "no unit"}, the limit in ${limit.unit ?? "no unit"}`)
+            fail(CaveatFailureKind.Unit({ of: limit.of, unit: q.unit, limitUnit: limit.unit }))
             continue
           }
           const max = quantityValue({ amount: limit.max, scale: limit.scale })
           const amount = quantityValue(q)
           if (!total) {
-            if (compareDecimal(amount, max) > 0) fail("soft", `${limit.of} is over the per-commit limit`)
+            if (compareDecimal(amount, max) > 0) fail(CaveatFailureKind.Each({ limit }))
             continue
           }
           const used = yield* usedOf(blockId, limit.of)
-          if (compareDecimal(addDecimal(used, amount), max) > 0) fail("soft", `${limit.of} would exceed the total limit`)
+          if (compareDecimal(addDecimal(used, amount), max) > 0) fail(CaveatFailureKind.Total({ limit }))
           else draws.push({ blockId, block: b, caveat: c as { total: Limit }, of: limit.of, limit: max, amount })
         }
       }
     }
     return { failures, draws: failures.length === 0 ? draws : [] }
   })
+
+// ---------------------------------------------------------------------------------------------
+// The verdict: one check for authorize, COMMIT and the approval decision alike
+
+/**
+ * Some caveat fails hard (§6.3): reason code `forbidden`. `failures` are the hard failures, in
+ * grant order (§7 `need`); `message` is the first one's reason text.
+ */
+export class CaveatsForbidden extends Data.TaggedError("CaveatsForbidden")<{
+  readonly failures: ReadonlyArray<CaveatFailure>
+  readonly message: string
+}> {}
+
+/**
+ * Only `risk`, `each` or `total` fail (§6.6): reason code `consent_required`. `failures` are all
+ * of them, in grant order; `message` is the first one's reason text.
+ */
+export class CaveatsNeedConsent extends Data.TaggedError("CaveatsNeedConsent")<{
+  readonly failures: ReadonlyArray<CaveatFailure>
+  readonly message: string
+}> {}
+
+/**
+ * §6.4 step 6's verdict on an evaluation: succeeds with the `total` draws when every caveat of
+ * every block holds, fails with `CaveatsForbidden` when any fails hard (a hard failure decides the
+ * verdict, so its text is the reason), else with `CaveatsNeedConsent`. Its only errors are these
+ * two, so callers handle them with `catchTags` whatever their totals lookup can fail with.
+ */
+export const caveatVerdict = ({ draws, failures }: Evaluation): Effect.Effect<ReadonlyArray<TotalDraw>, CaveatsForbidden | CaveatsNeedConsent> => {
+  if (failures.length === 0) return Effect.succeed(draws)
+  const hard = failures.filter((f) => f.severity === "hard")
+  return hard.length > 0
+    ? Effect.fail(new CaveatsForbidden({ failures: hard, message: hard[0].message }))
+    : Effect.fail(new CaveatsNeedConsent({ failures, message: failures[0].message }))
+}
+
+/**
+ * The one caveat check, used by authorize (every verb, COMMIT included) and by the approval
+ * decision: `evaluateCaveats`, then `caveatVerdict`.
+ */
+export const checkCaveats = <E, R>(
+  blocks: ReadonlyArray<CaveatBlock>,
+  ctx: CaveatContext,
+  usedOf: TotalsLookup<E, R>
+): Effect.Effect<ReadonlyArray<TotalDraw>, CaveatsForbidden | CaveatsNeedConsent | E, R> => Effect.flatMap(evaluateCaveats(blocks, ctx, usedOf), caveatVerdict)
+
+/** One `total` to reserve: per block and measure, the smallest limit binds (§6.3). */
+export interface BindingTotal {
+  readonly draw: TotalDraw
+  readonly blockId: string
+  readonly of: string
+}
+
+/**
+ * The draws to reserve, each `{block, of}` once: two `total`s on one measure in one block share a
+ * reservation, and the smaller limit binds. In the order their first caveat appears.
+ */
+export const bindingTotals = (draws: ReadonlyArray<TotalDraw>): ReadonlyArray<TotalDraw> => {
+  const byKey = new Map<string, TotalDraw>()
+  for (const d of draws) {
+    const key = `${d.blockId}\u0000${d.of}`
+    const prev = byKey.get(key)
+    if (prev === undefined || compareDecimal(d.limit, prev.limit) < 0) byKey.set(key, d)
+  }
+  return [...byKey.values()]
+}

@@ -22,6 +22,7 @@ import { type VerificationCacheSync, verificationCacheSync } from "../kernel/ver
 import { canonical, canonicalBytes } from "./canonical.js"
 import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
 import { decodeKeyText, decodeSignature, encodeKey, encodeSignature, isKey, verifyingKeyOf } from "./keys.js"
+import { grantReason } from "./grant-reason.js"
 import { yeaError, type YeaError } from "./reason.js"
 import { unixSeconds } from "../kernel/clock.js"
 
@@ -119,6 +120,10 @@ export const blockId = (s: string): string => hashB64(utf8(s))
 // Decoding (§6.4 step 1)
 
 const unauthorized = (message: string, path?: string) => yeaError("unauthorized", message, path === undefined ? {} : { path })
+/** §6.4 step 1: every decoding failure says "malformed grant", and how (grant-reason.ts). */
+const malformed = (detail: string, path?: string) => unauthorized(grantReason.malformedGrant(detail), path)
+/** The token's bytes are not b64url of UTF-8 strict JSON: one text, whichever layer failed. */
+const NOT_B64URL_JSON = "not valid b64url JSON"
 
 const decoders = {
   block: Schema.decodeUnknownEither(RawBlock),
@@ -130,7 +135,7 @@ const decoders = {
 /** §6.1: a key in a block is a usable key (a canonical point not of small order). */
 const judgeKeys = (keys: ReadonlyArray<readonly [string, string]>, cache: VerificationCacheSync | undefined): Either.Either<void, YeaError> => {
   for (const [key, path] of keys) {
-    if (Option.isNone(verifyingKeyOf(key, cache))) return Either.left(unauthorized(`${path}: a canonical ed25519: key`, path))
+    if (Option.isNone(verifyingKeyOf(key, cache))) return Either.left(malformed(`${path}: a canonical ed25519: key`, path))
   }
   return Either.void
 }
@@ -140,7 +145,7 @@ const decodeWith = <A>(
   v: unknown,
   path: string
 ): Either.Either<A, YeaError> =>
-  Either.mapLeft(decode(v, { errors: "first" }), (e) => unauthorized(`${path}: ${e.message.split("\n")[0]}`, path))
+  Either.mapLeft(decode(v, { errors: "first" }), (e) => malformed(`${path}: ${e.message.split("\n")[0]}`, path))
 
 const utf8Fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
@@ -152,20 +157,20 @@ const utf8Fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
  */
 export const decodeGrant = (token: unknown, cache?: VerificationCacheSync): Either.Either<Grant, YeaError> =>
   Either.gen(function* () {
-    if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)) return yield* Either.left(unauthorized("a grant token starts with pg1."))
+    if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)) return yield* Either.left(malformed("a grant token starts with pg1."))
     const bytes = decodeBase64url(token.slice(TOKEN_PREFIX.length))
-    if (Option.isNone(bytes)) return yield* Either.left(unauthorized("grant token is not canonical base64url"))
+    if (Option.isNone(bytes)) return yield* Either.left(malformed(NOT_B64URL_JSON))
     let text: string
     try {
       text = utf8Fatal.decode(bytes.value)
     } catch {
-      return yield* Either.left(unauthorized("grant token is not UTF-8"))
+      return yield* Either.left(malformed(NOT_B64URL_JSON))
     }
     // Strict reading: duplicate members, lone surrogates, non-integers refused.
     const parsed = parseJson(text, { integersOnly: true })
-    if (Either.isLeft(parsed)) return yield* Either.left(unauthorized(`grant token is not strict JSON: ${parsed.left.message}`))
+    if (Either.isLeft(parsed)) return yield* Either.left(malformed(NOT_B64URL_JSON))
     const list = parsed.right
-    if (!Array.isArray(list) || list.length === 0) return yield* Either.left(unauthorized("a grant is a non-empty list of blocks"))
+    if (!Array.isArray(list) || list.length === 0) return yield* Either.left(malformed("a grant is a non-empty list of blocks"))
     const blocks: Array<Block> = []
     let root: RootBlock | undefined
     const delegations: Array<DelegationBlock> = []
@@ -174,7 +179,7 @@ export const decodeGrant = (token: unknown, cache?: VerificationCacheSync): Eith
       const path = `blocks[${i}]`
       const rb = yield* decodeWith(decoders.block, list[i], path)
       const pc = canonical(rb.p)
-      if (Either.isLeft(pc)) return yield* Either.left(unauthorized(`${path}.p has no canonical form: ${pc.left.message}`, `${path}.p`))
+      if (Either.isLeft(pc)) return yield* Either.left(malformed(`${path}.p has no canonical form: ${pc.left.message}`, `${path}.p`))
       canonicalParts.push(`{"p":${pc.right},"s":${JSON.stringify(rb.s)}}`)
       const id = blockId(rb.s)
       const msg = utf8(pc.right)
@@ -193,7 +198,7 @@ export const decodeGrant = (token: unknown, cache?: VerificationCacheSync): Eith
     }
     // One spelling only: any other spelling of the same blocks (spaces, member order, 1.0, -0)
     // is refused rather than normalized.
-    if (`[${canonicalParts.join(",")}]` !== text) return yield* Either.left(unauthorized("grant token is not in canonical form"))
+    if (`[${canonicalParts.join(",")}]` !== text) return yield* Either.left(malformed("not in canonical form"))
     return { token, root: root!, delegations, blocks, id: root!.id, principal: root!.iss, holder: blocks[blocks.length - 1].sub }
   })
 
@@ -219,7 +224,7 @@ export const verifyChain = (grant: Grant, opts: ChainOptions): Either.Either<Gra
       const pub = verifyingKeyOf(signerKey, opts.cache)
       const sig = decodeSignature(blocks[i].s)
       if (Option.isNone(pub) || Option.isNone(sig) || !verifyWithKeyObject(pub.value.object, blocks[i].msg, sig.value)) {
-        return yield* Either.left(unauthorized(`block ${i} signature does not verify`, `blocks[${i}].s`))
+        return yield* Either.left(unauthorized(grantReason.badSignature, `blocks[${i}].s`))
       }
     }
     // Step 3: each `prev` names the previous block.
@@ -230,9 +235,9 @@ export const verifyChain = (grant: Grant, opts: ChainOptions): Either.Either<Gra
     }
     // Step 4: the root issuer is a principal this service trusts. Keys are canonical, so string
     // equality is key equality.
-    if (!opts.trusted.includes(grant.root.iss)) return yield* Either.left(unauthorized("the grant's principal is not trusted here", "blocks[0].p.iss"))
+    if (!opts.trusted.includes(grant.root.iss)) return yield* Either.left(unauthorized(grantReason.untrusted, "blocks[0].p.iss"))
     // Step 5: the holder (last `sub`) is the key that signed the proof.
-    if (grant.holder !== opts.proofKey) return yield* Either.left(unauthorized("the proof key does not hold this grant"))
+    if (grant.holder !== opts.proofKey) return yield* Either.left(unauthorized(grantReason.notHolder))
     return grant
   })
 

@@ -20,6 +20,7 @@ import { canonical, canonicalBytes, readCanonical } from "../canonical.js"
 import { consentCaveats } from "../consent.js"
 import { decodeGrant, issueRootGrant, verifyChain, type Grant } from "../grant.js"
 import { encodeKey } from "../keys.js"
+import { grantReason } from "../grant-reason.js"
 import { planPreimage, type HashedPlan } from "./plan.js"
 import { phraseMatches } from "./phrase.js"
 import { ApprovalStore } from "./store.js"
@@ -128,12 +129,12 @@ export const checkJobConsent = (token: string, c: ConsentCheck): Effect.Effect<{
     const want = consentCaveats({ service: c.server, capability: c.plan.tool, hash: c.plan.planHash, expires: exp, proposal: c.plan.planHash, principal: "", summary: "" })
     if (!isExactly(g.root.caveats, want)) return yield* Effect.fail(consentInvalid(NOT_FOR_PLAN))
     if (Either.isLeft(verifyChain(g, { trusted: [g.principal], proofKey: g.holder }))) {
-      return yield* Effect.fail(consentInvalid("grant signature does not verify"))
+      return yield* Effect.fail(consentInvalid(grantReason.badSignature))
     }
     if (c.principal === undefined || g.principal !== c.principal) {
-      return yield* Effect.fail(consentInvalid("grant is issued by a principal this service does not trust"))
+      return yield* Effect.fail(consentInvalid(grantReason.untrusted))
     }
-    if (!(c.now < exp)) return yield* Effect.fail(consentInvalid("grant has expired"))
+    if (!(c.now < exp)) return yield* Effect.fail(consentInvalid(grantReason.expired))
     return { id: g.id, exp }
   })
 

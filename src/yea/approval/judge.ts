@@ -42,11 +42,11 @@ export const judgeAnswer = (
   phrases: Phrases
 ): Effect.Effect<HashedPlan, Verdict> =>
   Effect.gen(function* () {
-    // A bare accept with no content, a decline, a cancel and no answer at all all run nothing.
-    if (answer === undefined || answer.action !== "accept" || !Predicate.isRecord(answer.content)) {
-      return yield* Effect.fail(notApproved())
-    }
-    const content = answer.content
+    // §5 step 2: only a decline, a cancel or no answer at all is "not approved". Every accept is
+    // judged by what it carries: a bare accept, or one without `confirm`, is a wrong phrase below
+    // (§3 "a bare accept or an empty form never counts"), so it asks again and the third refuses.
+    if (answer === undefined || answer.action !== "accept") return yield* Effect.fail(notApproved())
+    const content: Readonly<Record<string, unknown>> = Predicate.isRecord(answer.content) ? answer.content : {}
     const chosen = typeof content.plan === "string" ? content.plan : state.plans.length === 1 ? state.plans[0] : undefined
     if (chosen === undefined || !state.plans.includes(chosen)) return yield* Effect.fail(refused("that plan was not offered"))
     const plan = recomputed.find((p) => p.planHash === chosen)

@@ -7,9 +7,9 @@
 // only when it can be undone. Each step of `decide` is one statement, in the order the vectors
 // pin (approval.json `decide`: denied beats out of band, out of band beats not undoable).
 import { Effect, Either } from "effect"
-import { decodeGrant, verifyChain, type Grant } from "../grant.js"
-import { caveatProblem, matchesCapability, type Limit, type RiskLevel } from "../caveat.js"
-import { formatQuantity, quantityValue, unitsAt, compareDecimal, type Decimal } from "../measure.js"
+import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "../grant.js"
+import { bindingTotals, caveatVerdict, evaluateCaveats, type CaveatContext, type RiskLevel } from "../caveat.js"
+import { decimal, unitsAt, type Decimal } from "../measure.js"
 import type { HashedPlan } from "./plan.js"
 import { denied, needsApproval, outOfBand, type Denied, type NeedsApproval, type OutOfBand } from "./reason.js"
 
@@ -46,92 +46,44 @@ export type Decision =
 /** Spend already settled or reserved under a policy block and measure, in ledger units. */
 export type UsedLookup<E = never, R = never> = (block: string, of: string) => Effect.Effect<bigint, E, R>
 
-const unitText = (unit: string | undefined, none: string) => (unit === undefined ? none : `in ${unit}`)
-
-/** The signed policy verified as a grant to this server from the pinned principal (§6.4 1–5). */
+/**
+ * The signed policy verified as a grant to this server from the pinned principal (SPEC §6.4 1–5),
+ * by the core's own decoding and chain check, so its reason is the core's text.
+ */
 const verifiedPolicy = (token: string, view: PolicyView): Either.Either<Grant, string> =>
-  Either.gen(function* () {
-    const grant = yield* Either.mapLeft(decodeGrant(token), (e) =>
-      /base64url|strict JSON|UTF-8/.test(e.message) ? "malformed grant: not valid b64url JSON" : `malformed grant: ${e.message}`
-    )
-    // Signatures and links only: trust and holder are checked below, each with its own reason.
-    yield* Either.mapLeft(verifyChain(grant, { trusted: [grant.principal], proofKey: grant.holder }), () => "grant signature does not verify")
-    if (view.principal === undefined || grant.principal !== view.principal) {
-      return yield* Either.left("grant is issued by a principal this service does not trust")
-    }
-    if (grant.holder !== view.server) return yield* Either.left("proof key is not the grant holder")
-    return grant
-  })
+  Either.mapLeft(
+    Either.flatMap(decodeGrant(token), (grant) => verifyChain(grant, { trusted: view.principal === undefined ? [] : [view.principal], proofKey: view.server })),
+    (e) => e.message
+  )
 
-interface TotalAcc {
-  block: string
-  of: string
-  limit: Limit
-  max: Decimal
-}
+/** The plan as the caveats see it: a COMMIT of the plan at this server (SPEC-approval "Mapping"). */
+const commitOf = (plan: HashedPlan, view: PolicyView, now: number): CaveatContext => ({
+  service: view.server,
+  verb: "COMMIT",
+  capability: plan.tool,
+  now,
+  proposal: { hash: plan.planHash, risk: plan.risk, uses: plan.plan.uses }
+})
 
-/** The first caveat the run fails, or the draws on its totals (each `{block, of}` once, smallest max). */
+/**
+ * The draws of a run on its totals (each `{block, of}` once, smallest max), or the reason it may
+ * not run on its own: the core's caveat check (caveat.ts `checkCaveats`), whose reason text is the
+ * one authorize and COMMIT give. Hard or soft, a failure here asks the person.
+ */
 const evaluate = <E, R>(grant: Grant, plan: HashedPlan, view: PolicyView, now: number, used: UsedLookup<E, R>) =>
-  Effect.gen(function* () {
-    const tool = plan.tool
-    const uses = plan.plan.uses ?? {}
-    const totals = new Map<string, TotalAcc>()
-    for (const block of grant.blocks) {
-      for (const caveat of block.caveats) {
-        const problem = caveatProblem(caveat)
-        if (problem !== undefined) return Either.left(`malformed caveat: ${problem}`)
-        const c = caveat as Record<string, unknown>
-        if ("svc" in c) {
-          if (!(c.svc as ReadonlyArray<string>).includes(view.server)) return Either.left("the signed policy is for another service")
-        } else if ("verbs" in c) {
-          if (!(c.verbs as ReadonlyArray<string>).includes("COMMIT")) return Either.left("does not allow COMMIT")
-        } else if ("can" in c) {
-          if (!(c.can as ReadonlyArray<string>).some((p) => matchesCapability(p, tool))) {
-            return Either.left(`the signed policy doesn't let ${tool} run without asking`)
-          }
-        } else if ("exp" in c) {
-          if (!(now < (c.exp as number))) return Either.left("grant has expired")
-        } else if ("nbf" in c) {
-          if (!(now >= (c.nbf as number))) return Either.left("grant is not valid yet")
-        } else if ("only" in c) {
-          if (c.only !== plan.planHash) return Either.left("the signed policy is for another plan")
-        } else if ("risk" in c) {
-          const ceiling = c.risk as RiskLevel
-          if (RANK[plan.risk] > RANK[ceiling]) return Either.left(`risk ${plan.risk} exceeds ceiling ${ceiling}`)
-        } else {
-          const isTotal = "total" in c
-          const limit = (isTotal ? c.total : c.each) as Limit
-          // Only what the plan reports is bound (SPEC §6.3).
-          if (!Object.prototype.hasOwnProperty.call(uses, limit.of)) continue
-          const q = uses[limit.of]
-          if (q.unit !== limit.unit) {
-            return Either.left(`${limit.of} is ${unitText(q.unit, "without a unit")}, but the limit is ${unitText(limit.unit, "without a unit")}`)
-          }
-          const max = quantityValue({ amount: limit.max, scale: limit.scale })
-          if (!isTotal) {
-            if (compareDecimal(quantityValue(q), max) > 0) {
-              return Either.left(`${limit.of} over the per-commit limit of ${formatQuantity({ amount: limit.max, scale: limit.scale, unit: limit.unit })}`)
-            }
-            continue
-          }
-          const key = `${block.id}\u0000${limit.of}`
-          const prev = totals.get(key)
-          if (prev === undefined || compareDecimal(max, prev.max) < 0) totals.set(key, { block: block.id, of: limit.of, limit, max })
-        }
-      }
-    }
-    const draws: Array<Draw> = []
-    for (const t of totals.values()) {
-      const amount = toLedgerUnits(quantityValue(uses[t.of]))
-      const max = toLedgerUnits(t.max)
-      const already = yield* used(t.block, t.of)
-      if (already + amount > max) {
-        return Either.left(`${t.of} would pass the total limit of ${formatQuantity({ amount: t.limit.max, scale: t.limit.scale, unit: t.limit.unit })}`)
-      }
-      draws.push({ key: { block: t.block, of: t.of }, amount, max })
-    }
-    return Either.right(draws)
-  })
+  evaluateCaveats(caveatBlocks(grant), commitOf(plan, view, now), (block, of) => Effect.map(used(block, of), (units) => decimal(units, LEDGER_SCALE))).pipe(
+    Effect.flatMap((evaluation) =>
+      caveatVerdict(evaluation).pipe(
+        Effect.catchTags({
+          CaveatsForbidden: (e) => Effect.fail(needsApproval(e.message)),
+          CaveatsNeedConsent: (e) => Effect.fail(needsApproval(e.message))
+        })
+      )
+    ),
+    Effect.map((draws) =>
+      bindingTotals(draws).map((d): Draw => ({ key: { block: d.blockId, of: d.of }, amount: toLedgerUnits(d.amount), max: toLedgerUnits(d.limit) }))
+    )
+  )
 
 /** A grant that names no tool at all lets nothing run here (the policy guide: "name its tools with --can"). */
 const namesTools = (grant: Grant): boolean =>
@@ -163,7 +115,6 @@ export const decide = <E, R>(
     if (!namesTools(grant.right)) {
       return yield* Effect.fail(needsApproval(`the signed policy names no tools, so it doesn't let ${first.tool} run without asking`))
     }
-    const draws = yield* evaluate(grant.right, first, view, now, used)
-    if (Either.isLeft(draws)) return yield* Effect.fail(needsApproval(draws.left))
-    return { kind: "run", plan: first, reserve: draws.right } as const
+    const reserve = yield* evaluate(grant.right, first, view, now, used)
+    return { kind: "run", plan: first, reserve } as const
   })
