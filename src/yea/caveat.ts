@@ -221,7 +221,8 @@ export interface TotalDraw {
   readonly amount: Decimal
 }
 
-const RANK: Readonly<Record<RiskLevel, number>> = { low: 0, medium: 1, high: 2 }
+/** `low` < `medium` < `high` (§6.3 `risk`). */
+export const RANK: Readonly<Record<RiskLevel, number>> = { low: 0, medium: 1, high: 2 }
 
 /** `"calendar.*"` matches by prefix, `"*"` matches all, anything else matches exactly (§6.3 `can`). */
 export const matchesCapability = (pattern: string, capability: string): boolean =>

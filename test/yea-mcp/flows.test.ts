@@ -55,7 +55,7 @@ for (const transport of ["stdio", "http"] as const) {
           })
           const r = yield* Effect.promise(() => s.call("delete_branch", { branch: "old-nav" }))
           expect(s.forms.length).toBe(2)
-          expect(s.forms[0].message).toContain("Approval needed: the signed policy doesn't let delete_branch run without asking.")
+          expect(s.forms[0].message).toContain("Approval needed: does not cover delete_branch.")
           expect(s.forms[0].message).toContain("to approve, type: old-nav")
           expect(s.forms[1].message).toContain('type "old-nav" exactly to approve')
           expect(r.isError).toBeFalsy()

@@ -8,12 +8,12 @@
 // pin (approval.json `decide`: denied beats out of band, out of band beats not undoable).
 import { Effect, Either } from "effect"
 import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "../grant.js"
-import { bindingTotals, caveatVerdict, evaluateCaveats, type CaveatContext, type RiskLevel } from "../caveat.js"
+import { bindingTotals, caveatVerdict, evaluateCaveats, RANK, type CaveatContext, type RiskLevel } from "../caveat.js"
 import { decimal, unitsAt, type Decimal } from "../measure.js"
 import type { HashedPlan } from "./plan.js"
 import { denied, needsApproval, outOfBand, type Denied, type NeedsApproval, type OutOfBand } from "./reason.js"
 
-export const RANK: Readonly<Record<RiskLevel, number>> = { low: 0, medium: 1, high: 2 }
+export { RANK }
 export const atLeast = (risk: RiskLevel, level: RiskLevel): boolean => RANK[risk] >= RANK[level]
 
 /** Totals are kept in units of 10^−18, the largest scale of §5.1, so every limit adds exactly. */
