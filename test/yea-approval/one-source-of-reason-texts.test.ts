@@ -5,7 +5,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import { hashPlan, judgeAnswer, decide, toLedgerUnits, type Answer, type HashedPlan, type RequestState } from "../../src/yea/approval/index.js"
-import { authorize } from "../../src/yea/authorize.js"
+import { authorize, authorizeWithReservations, reserveTotals } from "../../src/yea/authorize.js"
+import * as MemoryReservations from "../../src/store/memory/reservations.js"
 import { decimal, type Quantity } from "../../src/yea/measure.js"
 import { intent, plans } from "../../src/yea/service/define.js"
 import { makeService } from "../../src/yea/service/runtime.js"
@@ -232,6 +233,21 @@ describe("YEA approval: one source of reason texts", () => {
         expect(v).toEqual({ code: "unauthorized", text: "proof key is not the grant holder" })
       }))
   })
+
+  it.effect("a COMMIT that loses the race for a total's room gives the check's text, not a third one", () =>
+    Effect.gen(function* () {
+      const limit = { total: { of: "spend", max: 5000, scale: 2, unit: "USD" } }
+      const request = { service: agentKey, verb: "COMMIT" as const, capability: TOOL, proposal: { hash: "h", risk: "low", uses: { spend: quantity(3000, 2, "USD") } } }
+      const check = authorizeWithReservations({ grants: [rawRoot([limit])], proofKey: agentKey, trusted: [principalKey], request }).pipe(Effect.withClock(fixedClock(NOW)))
+      // Both pass the check while nothing is used; the second loses at the atomic reservation.
+      const a = yield* check
+      const b = yield* check
+      yield* reserveTotals("a", a.draws)
+      const lost = yield* Effect.flip(reserveTotals("b", b.draws))
+      const checked = yield* Effect.flip(check)
+      expect(lost.message).toBe("spend would pass the total limit of 50.00 USD")
+      expect({ reason: lost.reason, message: lost.message, need: lost.need }).toEqual({ reason: checked.reason, message: checked.message, need: checked.need })
+    }).pipe(Effect.provide(MemoryReservations.layer)))
 
   describe("every accept is judged by its content", () => {
     const plan = jobPlan({}, "low")
