@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
@@ -20,7 +21,11 @@ import {
 import { publishAccepted } from "../../src/writ/executor/decisions.js"
 import type { ExecutorEnv } from "../../src/writ/executor/state.js"
 import { publishReply } from "../../src/yea/service/decisions.js"
+import { pgReachable } from "../accounting/pg.js"
 import { cost } from "./harness.js"
+
+// Looked up, not imported by name, so that this file also runs (and fails) on code without it.
+const initLedger = (LedgerOpen as unknown as { initLedger: typeof LedgerOpen.initLedger }).initLedger
 
 // Each marker names what it is planted as; none can occur in a pseudonym, a hash or a number by chance.
 const M = {
@@ -44,7 +49,7 @@ const keyHex = Buffer.from(KEY).toString("hex")
 const ops = { ledger: "privacy" } as const
 
 /** Guarded actions on the ledger at `file`: committed, aborted (released), failed, and one left held while `scan` runs. */
-const guarded = (file: string, scan: () => void) =>
+const guarded = <E, R>(scan: Effect.Effect<void, E, R>) =>
   Effect.gen(function*() {
     const guard = yield* makeGuard({
       mode: "enforce", namespace: "ns", runId: M.run, owner: M.owner,
@@ -63,11 +68,10 @@ const guarded = (file: string, scan: () => void) =>
     yield* Deferred.await(started)
     const writer = yield* LedgerWriter
     expect((yield* writer.held(M.owner)).length).toBe(1)
-    scan()
+    yield* scan
     // recover() settles it from the held index: the settlement names the same action as its reservation.
     expect(yield* guard.recover).toBe(1)
     yield* Fiber.interrupt(fiber)
-    void file
   })
 
 /** What the Writ executor and the YEA runtime publish, recorded into the ledger at `file`. */
@@ -104,7 +108,7 @@ const scenario = (mode: LedgerMode) =>
     const options: LedgerOpen.OpenOptions = { ...ops, key: KEY } as LedgerOpen.OpenOptions
     yield* createLedger({ ledger: ops.ledger, mode, key: mode === "safe_telemetry" ? KEY : undefined }).pipe(Effect.provide(openStores(where, options)))
     const scans: Array<Record<string, Buffer>> = []
-    yield* guarded(file, () => void scans.push(onDisk(file))).pipe(Effect.provide(Layer.merge(openLedger(where, options), RandomBytes.live)))
+    yield* guarded(Effect.sync(() => void scans.push(onDisk(file)))).pipe(Effect.provide(Layer.merge(openLedger(where, options), RandomBytes.live)))
     yield* Effect.scoped(Effect.gen(function*() {
       const ctx = yield* Layer.build(recordDecisions(where, options))
       yield* Effect.provide(protocols, ctx)
@@ -149,7 +153,6 @@ describe("ledger privacy on disk", () => {
 })
 
 describe("the pseudonym key lives outside the ledger", () => {
-  const initLedger = (LedgerOpen as unknown as { initLedger: typeof LedgerOpen.initLedger }).initLedger
 
   it.effect("init writes a 0600 key file beside the ledger, not inside it; pseudonyms are stable across reopen", () =>
     Effect.gen(function*() {
@@ -233,4 +236,35 @@ describe("the pseudonym key lives outside the ledger", () => {
       for (const m of [keyHex, ...markers]) expect({ m, in: found(after, m) }).toEqual({ m, in: [] })
       expect(found(after, Buffer.from(KEY))).toEqual([])
     }), 60_000)
+})
+
+const pg = await pgReachable()
+
+describe.skipIf(!pg)("safe_telemetry on PostgreSQL", () => {
+  it.effect("no marker and no key in any row; no default key file, so init and open refuse without one", () =>
+    Effect.gen(function*() {
+      const schema = `i19_privacy_${randomUUID().replace(/-/g, "").slice(0, 12)}`
+      const where = parseLocation(`postgres://postgres@127.0.0.1:5432/test#${schema}`)
+      const keyFile = join(tmp(), "pg.key")
+      const o = { ledger: "pg", keyFile }
+      const init = yield* Effect.exit(initLedger(where, { ledger: "pg", mode: "safe_telemetry" }))
+      expect(Exit.isFailure(init) && Option.getOrUndefined(Cause.failureOption(init.cause))).toMatchObject({ reason: "key_missing" })
+      yield* initLedger(where, { ...o, mode: "safe_telemetry" })
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+      const key = readFileSync(keyFile, "utf8").trim()
+      const tables = ["ledger_meta", "ledger_held", "ledger_lines", "accounting_reservations", "accounting_usage"]
+      const dump = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.map(Effect.forEach(tables, (t) => sql.unsafe<{ row: string }>(`SELECT t::text AS row FROM ${t} t`)), (rs) => rs.flat().map((r) => r.row).join("\n")))
+      const dumps: Array<string> = []
+      yield* guarded(Effect.map(dump, (d) => void dumps.push(d))).pipe(Effect.provide(Layer.merge(openLedger(where, o), RandomBytes.live)))
+      yield* Effect.scoped(Effect.flatMap(Layer.build(recordDecisions(where, o)), (ctx) => Effect.provide(protocols, ctx)))
+      dumps.push(yield* Effect.provide(dump, openStores(where, o)))
+      expect(dumps[0]).toMatch(/p_[A-Za-z0-9_-]{22}/)
+      const leaks = markers.flatMap((m) => dumps.flatMap((d, i) => (d.includes(m) ? [`${m} in dump ${i}`] : [])))
+      expect(leaks).toEqual([])
+      for (const d of dumps) expect(d.includes(key)).toBe(false)
+      const open = yield* Effect.exit(Effect.provide(Effect.asVoid(LedgerWriter), openLedger(where, { ledger: "pg" })))
+      expect(Exit.isFailure(open) && Option.getOrUndefined(Cause.failureOption(open.cause))).toMatchObject({ reason: "key_missing" })
+      yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)), openStores(where, o))
+    }), 120_000)
 })
