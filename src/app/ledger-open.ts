@@ -19,7 +19,7 @@ import { ledgerError } from "../ledger/reason.js"
 import type { LedgerMode } from "../ledger/events.js"
 import { keyCheck, TELEMETRY_KEY_BYTES } from "../ledger/privacy.js"
 import { createLedger, LedgerKey, LedgerStore, LedgerWriter, makeWriter } from "../ledger/writer.js"
-import { findKey, KEY_ENV, type KeyOptions, keyFileFor, writeKeyFile } from "./ledger-key.js"
+import { findKey, KEY_ENV, type KeyOptions, keyFileFor, readKeyFile, writeKeyFile } from "./ledger-key.js"
 import { moveKeyOut } from "../store/sql/ledger.js"
 import * as PgStore from "../store/postgres/client.js"
 import * as PgLedger from "../store/postgres/ledger.js"
@@ -97,7 +97,13 @@ const moveStoredKeyOut = (where: LedgerLocation, options: OpenOptions) =>
       if (dest === undefined) {
         return yield* ledgerError("key_missing", `ledger ${info.value.ledger} keeps its key inside the store (an earlier version); give a key file to move it to, or ${KEY_ENV}`)
       }
-      yield* withFiles(writeKeyFile(dest, stored))
+      // Another process moving the same key out may have written the file first: then it must hold this key.
+      yield* withFiles(writeKeyFile(dest, stored).pipe(
+        Effect.catchAll((e): Effect.Effect<void, StoreError | LedgerError, FileSystem.FileSystem> => Effect.flatMap(readKeyFile(dest), (k): Effect.Effect<void, StoreError | LedgerError> =>
+          Option.isNone(k) ? Effect.fail(e)
+            : keyCheck(k.value) === keyCheck(stored) ? Effect.void
+            : Effect.fail(ledgerError("key_mismatch", `${dest} holds another key than the one ledger ${info.value.ledger} kept`))))
+      ))
     }
     const sql = yield* SqlClient.SqlClient
     yield* moveKeyOut(sql, (yield* Atomic).transaction, info.value.ledger, stored)

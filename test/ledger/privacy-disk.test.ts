@@ -5,7 +5,7 @@
 // byte of the key may be found; in local_full the markers are there (so the scan can fail).
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -22,6 +22,7 @@ import { publishAccepted } from "../../src/writ/executor/decisions.js"
 import type { ExecutorEnv } from "../../src/writ/executor/state.js"
 import { publishReply } from "../../src/yea/service/decisions.js"
 import { pgReachable } from "../accounting/pg.js"
+import { runMandate } from "../support/cli.js"
 import { cost } from "./harness.js"
 
 // Looked up, not imported by name, so that this file also runs (and fails) on code without it.
@@ -236,6 +237,29 @@ describe("the pseudonym key lives outside the ledger", () => {
       for (const m of [keyHex, ...markers]) expect({ m, in: found(after, m) }).toEqual({ m, in: [] })
       expect(found(after, Buffer.from(KEY))).toEqual([])
     }), 60_000)
+})
+
+describe("mandate ledger with a safe_telemetry ledger", () => {
+  it.live("init writes FILE.key (0600); record without it refuses with key_missing in one line and makes no new key", () =>
+    Effect.promise(async () => {
+      const dir = tmp()
+      const db = join(dir, "cli.db")
+      const mandate = (...args: ReadonlyArray<string>) => runMandate(["ledger", ...args], 120_000, "SIGKILL")
+      expect((await mandate("init", db, "--mode", "safe_telemetry")).status).toBe(0)
+      expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600)
+      const key = readFileSync(`${db}.key`, "utf8").trim()
+      const events = join(dir, "e.jsonl")
+      writeFileSync(events, JSON.stringify({ type: "failure", run_id: M.run, action_id: M.action, error: "E", measured: false }) + "\n")
+      expect((await mandate("record", db, events)).status).toBe(0)
+      renameSync(`${db}.key`, join(dir, "moved.key"))
+      const refused = await mandate("record", db, events)
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toMatch(/^error: key_missing: .+\n$/)
+      expect(existsSync(`${db}.key`)).toBe(false)
+      const files = { ...onDisk(db), export: Buffer.from((await mandate("export", db, "--mode", "safe_telemetry")).stdout) }
+      expect(found(files, M.run).concat(found(files, M.action), found(files, key))).toEqual([])
+      expect(files.export.toString()).toMatch(/"action_id":"p_/)
+    }), 300_000)
 })
 
 const pg = await pgReachable()
