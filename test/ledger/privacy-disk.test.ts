@@ -291,4 +291,27 @@ describe.skipIf(!pg)("safe_telemetry on PostgreSQL", () => {
       expect(Exit.isFailure(open) && Option.getOrUndefined(Cause.failureOption(open.cause))).toMatchObject({ reason: "key_missing" })
       yield* Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)), openStores(where, o))
     }), 120_000)
+
+  it.effect("a ledger that kept its key in ledger_meta: moved to the key file named, held rows pseudonymized", () =>
+    Effect.gen(function*() {
+      const schema = `i19_privacy_${randomUUID().replace(/-/g, "").slice(0, 12)}`
+      const where = parseLocation(`postgres://postgres@127.0.0.1:5432/test#${schema}`)
+      const sqlDo = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => Effect.provide(Effect.flatMap(SqlClient.SqlClient, f), openStores(where, { ledger: "old" }))
+      yield* Effect.provide(createLedger({ ledger: "old", mode: "safe_telemetry", key: KEY }), openStores(where, { ledger: "old" }))
+      yield* sqlDo((sql) => Effect.zipRight(
+        sql`UPDATE ledger_meta SET key_hex = ${keyHex}, key_check = '' WHERE ledger = 'old'`,
+        sql`INSERT INTO ledger_held (ledger, id, owner, action_id, run_id) VALUES ('old', 'r-1', ${M.owner}, ${M.held}, ${M.run})`
+      ))
+      // No default key file on PostgreSQL: the stored key has nowhere to go, and stays until one is named.
+      const refused = yield* Effect.exit(Effect.provide(Effect.asVoid(LedgerWriter), openLedger(where, { ledger: "old" })))
+      expect(Exit.isFailure(refused) && Option.getOrUndefined(Cause.failureOption(refused.cause))).toMatchObject({ reason: "key_missing" })
+      const keyFile = join(tmp(), "old.key")
+      const held = yield* Effect.provide(Effect.flatMap(LedgerWriter, (w) => w.held(M.owner)), openLedger(where, { ledger: "old", keyFile }))
+      expect(held.map((h) => [h.id, h.action_id.startsWith("p_")])).toEqual([["r-1", true]])
+      expect(readFileSync(keyFile, "utf8")).toBe(`${keyHex}\n`)
+      const rows = yield* sqlDo((sql) => sql.unsafe<{ row: string }>(`SELECT t::text AS row FROM ledger_meta t UNION ALL SELECT t::text FROM ledger_held t`))
+      const text = rows.map((r) => r.row).join("\n")
+      expect([keyHex, M.held, M.owner, M.run].filter((m) => text.includes(m))).toEqual([])
+      yield* sqlDo((sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`))
+    }), 120_000)
 })
