@@ -6,15 +6,14 @@ import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Layer, Option, Stream } from "effect"
 import { parseJson } from "../kernel/index.js"
-import { RandomBytes } from "../kernel/index.js"
 import {
-  aggregate, checkOutcome, createLedger, decodePolicySpec, EventBody, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
+  aggregate, checkOutcome, decodePolicySpec, EventBody, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
   LedgerMode, readLedger, replay, stats, toPolicy, verifyLedger
 } from "../ledger/index.js"
 import * as MemoryAtomic from "../store/memory/atomic.js"
 import * as MemoryLedger from "../store/memory/ledger.js"
 import * as MemoryReservations from "../store/memory/reservations.js"
-import { openLedger, openStores, parseLocation } from "./ledger-open.js"
+import { initLedger, openLedger, openStores, parseLocation } from "./ledger-open.js"
 import { stderrProgress } from "./ledger-progress.js"
 import { Schema } from "effect"
 
@@ -37,11 +36,11 @@ const initCommand = Command.make("init", {
   where, ledger: ledgerName,
   mode: Options.choice("mode", LedgerMode.literals).pipe(Options.withDefault("local_full" as const), Options.withDescription("declared once: local_full or safe_telemetry"))
 }, (o) => run(Effect.gen(function*() {
-  // safe_telemetry pseudonymizes identifiers with a local key, created here and kept in the store.
-  const key = o.mode === "safe_telemetry" ? yield* Effect.flatMap(RandomBytes, (r) => r.bytes(32)) : undefined
-  yield* createLedger({ ledger: o.ledger, mode: o.mode, key })
+  // safe_telemetry pseudonymizes identifiers with a key kept outside the store: MANDATE_LEDGER_KEY,
+  // or the key file beside the ledger (created here, mode 0600, when there is none).
+  yield* initLedger(parseLocation(o.where), { ledger: o.ledger, mode: o.mode })
   yield* Console.log(`created ledger ${o.ledger} (${o.mode}) in ${o.where}`)
-}).pipe(Effect.provide(Layer.merge(openStores(parseLocation(o.where), { ledger: o.ledger }), RandomBytes.live)))))
+})))
 
 const MAX_RECORD_LINE = 256 * 1024
 

@@ -8,8 +8,15 @@ import { encodeBase64url, sha256, utf8 } from "../kernel/index.js"
 import type { EventBody } from "./events.js"
 import type { Action, Directive, EstimatorState, ValueEstimate } from "./model.js"
 
-/** A local pseudonymization key: 32 random bytes, kept beside the ledger, never exported. */
+/**
+ * A local pseudonymization key: 32 random bytes. It is never written into the ledger's store: it
+ * lives in a key file (mode 0600) beside the ledger, or is provided as a secret (src/app/ledger-key.ts);
+ * the store keeps only `keyCheck`, which tells the right key from another without revealing it.
+ */
 export type TelemetryKey = Uint8Array
+
+/** The length of a TelemetryKey in bytes. */
+export const TELEMETRY_KEY_BYTES = 32
 
 const BLOCK = 64
 /** HMAC-SHA256 (RFC 2104) over the kernel's SHA-256. */
@@ -34,13 +41,41 @@ export const PSEUDONYM = /^p_[A-Za-z0-9_-]{22}$/
 export const pseudonym = (key: TelemetryKey, domain: string, value: string): string =>
   "p_" + encodeBase64url(hmacSha256(key, utf8(`${domain}\u0000${value}`))).slice(0, 22)
 
+/** What the store keeps to recognize its key: a pseudonym of a fixed value, in a domain of its own. */
+export const keyCheck = (key: TelemetryKey): string => pseudonym(key, "key-check", "mandate.ledger")
+
+/** The held-reservations index entry of a safe_telemetry ledger: owner, action and run as the lines name them. */
+export const heldPseudonyms = (key: TelemetryKey) => (h: { readonly owner: string; readonly action_id: string; readonly run_id: string }) => ({
+  owner: pseudonym(key, "owner", h.owner),
+  action_id: pseudonym(key, "id", h.action_id),
+  run_id: pseudonym(key, "run", h.run_id)
+})
+
 /** ISO time generalized to the hour: `2026-12-01T23:00Z`. */
 export const generalizeTime = (iso: string): string => `${iso.slice(0, 13)}:00Z`
 
 const opt = <K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : { [k]: v }) as { [P in K]?: V }
 
-export const makeSanitizer = (key: TelemetryKey) => {
-  const p = (domain: string) => (v: string) => pseudonym(key, domain, v)
+/**
+ * `passthrough(domain, v)` says `v` is already this key's pseudonym in `domain` (an id read back
+ * from the held-reservations index, which keeps pseudonyms only), so it is not pseudonymized twice.
+ */
+export const makeSanitizer = (key: TelemetryKey, passthrough: (domain: string, v: string) => boolean = () => false) => {
+  const p = (domain: string) => (v: string) => (passthrough(domain, v) ? v : pseudonym(key, domain, v))
+  /**
+   * A protocol's draw name. Writ's (section 7 step 10, src/writ/executor/decisions.ts) are `count:W`
+   * and `total:NAME:W`, W a writ id's first 8 characters and NAME the total's own name: the kind
+   * stays, NAME becomes a pseudonym and W 8 characters of the writ's pseudonym, so stats still folds
+   * a chain's draws by kind and name. Any other name (YEA's `measure[:unit]`, §5.1, chosen by the
+   * application) becomes one pseudonym whole.
+   */
+  const amountName = (protocol: string, name: string): string => {
+    const parts = name.split(":")
+    const writ = (w: string) => p("writ")(w).slice(2, 10)
+    if (protocol === "writ" && parts[0] === "count" && parts.length === 2) return `count:${writ(parts[1])}`
+    if (protocol === "writ" && parts[0] === "total" && parts.length === 3) return `total:${p("total")(parts[1])}:${writ(parts[2])}`
+    return p("amount")(name)
+  }
   const id = p("id")
   const estimator = (e: EstimatorState): EstimatorState => ({
     id: p("estimator")(e.id),
@@ -157,7 +192,7 @@ export const makeSanitizer = (key: TelemetryKey) => {
             subject: p("subject")(d.subject),
             ...opt("operation", d.operation === undefined ? undefined : p("operation")(d.operation)),
             ...opt("reason", d.reason),
-            ...opt("amounts", d.amounts?.map((a) => ({ name: a.name, amount: a.amount })))
+            ...opt("amounts", d.amounts?.map((a) => ({ name: amountName(d.protocol, a.name), amount: a.amount })))
           }
         }
       }

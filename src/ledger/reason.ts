@@ -36,7 +36,11 @@ export const LedgerReason = Schema.Literal(
   "unsupported_version", //            a schema version this reader does not know
   "mode_mismatch", //                  an operation the ledger's declared mode forbids
   "ledger_exists", //                  init over an existing ledger
-  "ledger_missing" //                  a ledger that was never initialised
+  "ledger_missing", //                 a ledger that was never initialised
+  // --- the safe_telemetry pseudonym key, kept outside the ledger (privacy.ts) ---
+  "key_missing", //                    a safe_telemetry ledger opened without its key (none is made up)
+  "key_mismatch", //                   a key that is not the one the ledger's pseudonyms were made with
+  "key_invalid" //                     a key file or secret that is not 32 bytes (64 hex digits), or readable by others
 )
 export type LedgerReason = typeof LedgerReason.Type
 

@@ -6,7 +6,7 @@ import { encodeCanonical, hashB64, utf8 } from "../kernel/index.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { EventBody, type LedgerMode, SCHEMA_VERSION } from "./events.js"
 import type { Json } from "../kernel/json.js"
-import { makeSanitizer, type TelemetryKey, generalizeTime } from "./privacy.js"
+import { generalizeTime, heldPseudonyms, keyCheck, makeSanitizer, pseudonym, type TelemetryKey } from "./privacy.js"
 import { ledgerError, type LedgerError } from "./reason.js"
 
 /** The last line written: its sequence number and hash (seq -1 and hash null before the header). */
@@ -26,7 +26,11 @@ export interface StoredLine {
   readonly settle?: string
 }
 
-/** A reservation a line holds, as the recovery after a crash needs it. */
+/**
+ * A reservation a line holds, as the recovery after a crash needs it. In safe_telemetry the owner,
+ * action and run are kept as the lines' pseudonyms (the reservation id is the guard's random one,
+ * which the accounting store settles by).
+ */
 export interface HeldReservation {
   readonly id: string
   readonly action_id: string
@@ -36,9 +40,40 @@ export interface HeldReservation {
 export interface LedgerInfo {
   readonly ledger: string
   readonly mode: LedgerMode
-  /** The pseudonymization key (safe_telemetry). */
+  /**
+   * The pseudonymization key (safe_telemetry). Given to `create` it is not stored by a store on disk
+   * (only its `keyCheck`); read back from one it is set only by a ledger written before the key
+   * moved out of the store (src/app/ledger-key.ts moves it out).
+   */
   readonly key: TelemetryKey | undefined
+  /** The store's check of the key (privacy.ts `keyCheck`), when it keeps one. */
+  readonly keyCheck?: string | undefined
 }
+
+/**
+ * Where a safe_telemetry ledger's key comes from: a key file or a provided secret, found by the
+ * composition root (src/app/ledger-key.ts). None when nothing was found; never a fresh key.
+ */
+export interface LedgerKeyService {
+  readonly key: Effect.Effect<Option.Option<TelemetryKey>, LedgerError>
+}
+
+export class LedgerKey extends Context.Tag("mandate/ledger/LedgerKey")<LedgerKey, LedgerKeyService>() {}
+
+/** The key of a safe_telemetry ledger: the one provided (LedgerKey) or kept by the store, checked against the store's check. */
+const resolveKey = (info: LedgerInfo) =>
+  Effect.gen(function*() {
+    const source = yield* Effect.serviceOption(LedgerKey)
+    const provided = Option.isSome(source) ? Option.getOrUndefined(yield* source.value.key) : undefined
+    const key = provided ?? info.key
+    if (key === undefined) {
+      return yield* ledgerError("key_missing", `ledger ${info.ledger} is safe_telemetry and its pseudonym key was not found (a key file beside the ledger, MANDATE_LEDGER_KEY or the key option); a new key is not made up, it would break the pseudonyms' stability`)
+    }
+    const mismatch = (info.keyCheck !== undefined && info.keyCheck !== "" && keyCheck(key) !== info.keyCheck) ||
+      (info.key !== undefined && keyCheck(info.key) !== keyCheck(key))
+    if (mismatch) return yield* ledgerError("key_mismatch", `the key given is not the one ledger ${info.ledger}'s pseudonyms were made with`)
+    return key
+  })
 
 export interface LedgerBackend {
   /** The ledger's identity and mode, if it was created. */
@@ -88,10 +123,15 @@ export const makeWriter: Effect.Effect<LedgerWriterService, StoreError | LedgerE
   const store = yield* LedgerStore
   const found = yield* store.info
   if (Option.isNone(found)) return yield* ledgerError("ledger_missing", "no ledger here: run `mandate ledger init` first")
-  const info = found.value
-  const sanitize = info.mode === "safe_telemetry"
-    ? makeSanitizer(info.key ?? new Uint8Array(0))
+  const key = found.value.mode === "safe_telemetry" ? yield* resolveKey(found.value) : undefined
+  const info: LedgerInfo = { ...found.value, key }
+  // Pseudonyms handed out by `held` (recovery writes them back into settlement lines as they are).
+  const handedOut = new Set<string>()
+  const sanitize = key !== undefined
+    ? makeSanitizer(key, (domain, v) => handedOut.has(`${domain}\u0000${v}`))
     : (b: EventBody) => b
+  // The held index keeps in each mode what the lines keep: raw ids in local_full, pseudonyms in safe_telemetry.
+  const heldIds = key !== undefined ? heldPseudonyms(key) : (h: { owner: string; action_id: string; run_id: string }) => h
   const append = (bodies: ReadonlyArray<EventBody>) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const exact = isoOf(now)
@@ -101,15 +141,22 @@ export const makeWriter: Effect.Effect<LedgerWriterService, StoreError | LedgerE
         let h = head
         for (const b of bodies) {
           const l = makeLine(info.ledger, h, at, sanitize(b))
-          // The held-reservations index is local operational state, kept with raw ids in every mode.
-          const extra = b.type === "reservation" ? { hold: { id: b.reservation_id, owner: b.owner, action_id: b.action_id, run_id: b.run_id } } : b.type === "settlement" ? { settle: b.reservation_id } : {}
+          const extra = b.type === "reservation" ? { hold: { id: b.reservation_id, ...heldIds(b) } } : b.type === "settlement" ? { settle: b.reservation_id } : {}
           out.push({ ...l, ...extra })
           h = l
         }
         return out
       })
     })
-  return { info, append, held: store.held }
+  const held = (owner: string) =>
+    key === undefined ? store.held(owner) : Effect.tap(store.held(pseudonym(key, "owner", owner)), (hs) =>
+      Effect.sync(() => {
+        for (const h of hs) {
+          handedOut.add(`id\u0000${h.action_id}`)
+          handedOut.add(`run\u0000${h.run_id}`)
+        }
+      }))
+  return { info, append, held }
 })
 
 /** Creates a ledger on the LedgerStore in context: its header line declares the mode. */

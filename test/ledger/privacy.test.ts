@@ -33,6 +33,11 @@ const action = fc.record({
   retry: fc.option(fc.nat({ max: 5 }), { nil: undefined }),
   value: fc.option(value, { nil: undefined })
 }, { requiredKeys: ["id", "kind", "metadata", "estimate"] })
+// Draw names as the Writ executor (`count:W`, `total:NAME:W`) and the YEA runtime (`measure[:unit]`) publish them.
+const rawPart = fc.stringMatching(/^[A-Za-z0-9]{8}$/).map((s) => `RAW${s}`)
+const drawName = fc.oneof(
+  rawPart.map((w) => `count:${w}`), fc.tuple(rawPart, rawPart).map(([n, w]) => `total:${n}:${w}`), raw, fc.tuple(raw, raw).map(([m, u]) => `${m}:${u}`)
+)
 const reason = fc.constantFrom("allowed", "usd_budget_exhausted", "duplicate_action", "value_below_cost")
 const directive = fc.oneof(
   fc.constant({ _tag: "allow" as const }), fc.constant({ _tag: "deny" as const }),
@@ -46,7 +51,7 @@ const event = fc.oneof(
   fc.record({ type: fc.constant("failure"), run_id: id, action_id: id, error: raw, measured: fc.boolean() }),
   fc.record({ type: fc.constant("observation"), kind, context: raw, gain_usd: usd, estimator }),
   fc.record({ type: fc.constant("outcome"), outcome: fc.record({ task_id: id, result: fc.constantFrom("success", "failure"), verified: fc.boolean(), verifier: id, action_ids: fc.array(id, { maxLength: 3 }) }) }),
-  fc.record({ type: fc.constant("protocol"), decision: fc.record({ protocol: fc.constantFrom("writ", "yea"), kind: fc.constantFrom("accepted", "refused", "commit"), principal: id, subject: id, operation: raw, reason: fc.constantFrom("expired", "limit") }) })
+  fc.record({ type: fc.constant("protocol"), decision: fc.record({ protocol: fc.constantFrom("writ", "yea"), kind: fc.constantFrom("accepted", "refused", "commit"), principal: id, subject: id, operation: raw, reason: fc.constantFrom("expired", "limit"), amounts: fc.array(fc.record({ name: drawName, amount: fc.constant("1") }), { maxLength: 3 }) }) })
 ).map((e) => Schema.decodeUnknownSync(EventBody)(e))
 
 // The allowlist: every leaf of a safe event, by path (array indexes as []), and what it may hold.
@@ -77,7 +82,9 @@ const allow: Record<string, (x: unknown) => boolean> = {
   kind: kinds, gain_usd: usdText, "estimator.id": pseudo, "estimator.version": closed("1", "2.0"), "estimator.training_data_fingerprint": closed("A".repeat(43)),
   "outcome.task_id": pseudo, "outcome.result": closed("success", "failure"), "outcome.verified": bool, "outcome.verifier": pseudo, "outcome.action_ids[]": pseudo,
   "decision.protocol": closed("writ", "yea"), "decision.kind": closed("accepted", "refused", "commit"), "decision.principal": pseudo,
-  "decision.subject": pseudo, "decision.operation": pseudo
+  "decision.subject": pseudo, "decision.operation": pseudo,
+  "decision.amounts[].name": (x) => typeof x === "string" && (/^count:[A-Za-z0-9_-]{8}$/.test(x) || /^total:p_[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]{8}$/.test(x) || PSEUDONYM.test(x)),
+  "decision.amounts[].amount": closed("1")
 }
 // "decision.reason" is shared by ledger decisions and protocol decisions.
 const protocolReason = closed("expired", "limit")
@@ -87,7 +94,7 @@ const leaves = (v: unknown, path = ""): Array<[string, unknown]> =>
     : v !== null && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => leaves(x, path === "" ? k : `${path}.${k}`))
     : [[path, v]]
 
-const rawStrings = (v: unknown): Array<string> => leaves(v).flatMap(([p, x]) => [p, x]).flatMap((x) => (typeof x === "string" ? x.match(/RAW:[A-Za-z0-9]+/g) ?? [] : []))
+const rawStrings = (v: unknown): Array<string> => leaves(v).flatMap(([p, x]) => [p, x]).flatMap((x) => (typeof x === "string" ? x.match(/RAW:?[A-Za-z0-9]+/g) ?? [] : []))
 
 describe("safe_telemetry", () => {
   const sanitize = makeSanitizer(new Uint8Array(32).fill(9))

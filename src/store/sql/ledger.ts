@@ -8,6 +8,7 @@ import { Effect, Option, Schema, Stream } from "effect"
 import type { AtomicService } from "../../accounting/reservations.js"
 import { type StoreError, storeError } from "../../accounting/store-error.js"
 import { LedgerMode } from "../../ledger/events.js"
+import { heldPseudonyms, keyCheck, type TelemetryKey } from "../../ledger/privacy.js"
 import { ledgerError, type LedgerError } from "../../ledger/reason.js"
 import type { Head, LedgerBackend, LedgerInfo, StoredLine } from "../../ledger/writer.js"
 import type { StoreMigrations } from "./migrations.js"
@@ -23,6 +24,11 @@ export const ledgerMigrations: StoreMigrations = {
       `CREATE TABLE ledger_held (ledger TEXT NOT NULL, id TEXT NOT NULL, owner TEXT NOT NULL, action_id TEXT NOT NULL,
         run_id TEXT NOT NULL, PRIMARY KEY (ledger, id))`,
       `CREATE INDEX ledger_held_owner ON ledger_held (ledger, owner)`
+    ],
+    // The safe_telemetry key leaves the store: only a check of it is kept (privacy.ts keyCheck).
+    // key_hex stays for ledgers written before, until the key is moved out (moveKeyOut).
+    "2_ledger_key_check": [
+      `ALTER TABLE ledger_meta ADD COLUMN key_check TEXT NOT NULL DEFAULT ''`
     ]
   }
 }
@@ -32,6 +38,7 @@ export const MetaRow = Schema.Struct({
   ledger: Schema.String,
   mode: LedgerMode,
   key_hex: Schema.String,
+  key_check: Schema.String,
   head_seq: Schema.Union(Schema.Number, Schema.NumberFromString),
   head_hash: Schema.NullOr(Schema.String)
 })
@@ -42,8 +49,8 @@ export const metaFinder = (sql: SqlClient.SqlClient, lock: boolean) =>
     Request: Schema.String,
     Result: MetaRow,
     execute: (l) => lock
-      ? sql`SELECT ledger, mode, key_hex, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l} FOR UPDATE`
-      : sql`SELECT ledger, mode, key_hex, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l}`
+      ? sql`SELECT ledger, mode, key_hex, key_check, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l} FOR UPDATE`
+      : sql`SELECT ledger, mode, key_hex, key_check, head_seq, head_hash FROM ledger_meta WHERE ledger = ${l}`
   })
 
 const HeldRow = Schema.Struct({ id: Schema.String, action_id: Schema.String, run_id: Schema.String })
@@ -52,7 +59,28 @@ const LineRow = Schema.Struct({ seq: Schema.Union(Schema.Number, Schema.NumberFr
 const op = <A, E>(name: string, eff: Effect.Effect<A, E>): Effect.Effect<A, StoreError | Extract<E, LedgerError>> =>
   Effect.mapError(eff, (e) => (typeof e === "object" && e !== null && "_tag" in e && (e._tag === "LedgerError" || e._tag === "StoreError") ? e : storeError(`ledger.${name}`)(e))) as never
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString("hex")
+const HeldFullRow = Schema.Struct({ id: Schema.String, owner: Schema.String, action_id: Schema.String, run_id: Schema.String })
+
+/**
+ * Moves the key of a ledger written before it left the store out of it, as one atomic step: the
+ * stored key is replaced by its check, and the held-reservations rows, which kept raw owner, action
+ * and run ids then, take the pseudonyms the lines use. The old values stay as residue in free pages
+ * (or older row versions) until the caller compacts the store (SQLite: client.ts `scrub`).
+ */
+export const moveKeyOut = (sql: SqlClient.SqlClient, transaction: AtomicService["transaction"], ledger: string, key: TelemetryKey): Effect.Effect<void, StoreError> =>
+  op("moveKeyOut", transaction(Effect.gen(function*() {
+    const rows = yield* SqlSchema.findAll({
+      Request: Schema.String,
+      Result: HeldFullRow,
+      execute: (l) => sql`SELECT id, owner, action_id, run_id FROM ledger_held WHERE ledger = ${l}`
+    })(ledger)
+    const pseudo = heldPseudonyms(key)
+    for (const r of rows) {
+      const p = pseudo(r)
+      yield* sql`UPDATE ledger_held SET owner = ${p.owner}, action_id = ${p.action_id}, run_id = ${p.run_id} WHERE ledger = ${ledger} AND id = ${r.id}`
+    }
+    yield* sql`UPDATE ledger_meta SET key_hex = '', key_check = ${keyCheck(key)} WHERE ledger = ${ledger}`
+  })))
 
 /** Lines are read in pages so that a long ledger streams in bounded memory. */
 const PAGE = 1000
@@ -89,14 +117,17 @@ export const makeSqlLedger = (
     info: op("info", Effect.map(findMeta(ledger), Option.map((m): LedgerInfo => ({
       ledger: m.ledger,
       mode: m.mode,
-      key: m.key_hex.length > 0 ? new Uint8Array(Buffer.from(m.key_hex, "hex")) : undefined
+      // Set only in a ledger written before the key moved out of the store (moveKeyOut).
+      key: m.key_hex.length > 0 ? new Uint8Array(Buffer.from(m.key_hex, "hex")) : undefined,
+      keyCheck: m.key_check
     })))),
     create: (info, header) =>
       op("create", transaction(Effect.gen(function*() {
         const existing = yield* findMeta(info.ledger)
         if (Option.isSome(existing)) return yield* ledgerError("ledger_exists", `ledger ${info.ledger} already exists`)
-        yield* sql`INSERT INTO ledger_meta (ledger, mode, key_hex, head_seq, head_hash)
-          VALUES (${info.ledger}, ${info.mode}, ${info.key === undefined ? "" : hex(info.key)}, ${header.seq}, ${header.hash})`
+        // Never the key itself: it stays outside the store (privacy.ts), and the check tells it from another.
+        yield* sql`INSERT INTO ledger_meta (ledger, mode, key_hex, key_check, head_seq, head_hash)
+          VALUES (${info.ledger}, ${info.mode}, '', ${info.key === undefined ? "" : keyCheck(info.key)}, ${header.seq}, ${header.hash})`
         yield* insertLines([header])
       }))),
     append: (build) =>

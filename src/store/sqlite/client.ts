@@ -38,13 +38,28 @@ export interface SqliteStoreOptions {
    * a commit survives a process crash but the last ones may be lost with the machine.
    */
   readonly synchronous?: "full" | "normal"
+  /**
+   * `PRAGMA secure_delete`: SQLite overwrites deleted content with zeros instead of leaving it in
+   * free pages, so a deleted row leaves no residue in the file (the decision ledger turns it on:
+   * its held-reservations rows are deleted as they settle). Off by default, SQLite's own default.
+   */
+  readonly secureDelete?: boolean
 }
 
 /** The pragmas `options` ask for, in the order they are applied when the file is opened. */
 export const pragmas = (options: SqliteStoreOptions): ReadonlyArray<string> => [
   `PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 30_000))}`,
-  `PRAGMA synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`
+  `PRAGMA synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`,
+  ...(options.secureDelete === true ? ["PRAGMA secure_delete = ON"] : [])
 ]
+
+/**
+ * Rewrites the file without its free pages (VACUUM) and empties the WAL into it, truncated to zero
+ * bytes (checkpoint TRUNCATE): what was deleted or overwritten before, in the file or in earlier WAL
+ * frames, is then nowhere on disk. Outside any transaction; waits for other processes' locks.
+ */
+export const scrub = (sql: SqlClient.SqlClient): Effect.Effect<void, StoreError> =>
+  Effect.mapError(Effect.zipRight(sql.unsafe("VACUUM"), sql.unsafe("PRAGMA wal_checkpoint(TRUNCATE)")), storeError("sqlite.scrub"))
 
 /** The file, as named in every StoreError of this store. */
 const dialect = (filename: string): TransactionDialect => ({
