@@ -23,7 +23,7 @@ export const layer: Layer.Layer<YeaCommits, never, MemoryJournal> = Layer.effect
         journal.transaction(
           Effect.zipRight(update(proposal, "complete", (r) => ({ ...r, state: "done", receipt })), receipts.set(receipt.id, proposal))
         ),
-      abandon: (proposal) => commits.remove(proposal),
+      settle: (proposal, outcome) => update(proposal, "settle", (r) => ({ ...r, state: outcome.state, outcome })),
       byProposal: commits.get,
       byReceipt: (id) =>
         journal.transaction(Effect.flatMap(receipts.get(id), (p) => (Option.isNone(p) ? Effect.succeed(Option.none()) : commits.get(p.value)))),

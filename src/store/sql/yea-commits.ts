@@ -36,7 +36,7 @@ export const makeSqlCommits = (sql: SqlClient.SqlClient, transaction: AtomicServ
         return Option.map(yield* byProposal(r.proposal), (x) => x.record)
       })),
     complete: (p, receipt) => update("commits.complete", p, (r) => ({ ...r, state: "done", receipt })),
-    abandon: (p) => op("commits.abandon", sql`DELETE FROM yea_commits WHERE proposal = ${p}`),
+    settle: (p, outcome) => update("commits.settle", p, (r) => ({ ...r, state: outcome.state, outcome })),
     byProposal: (p) => op("commits.byProposal", Effect.map(byProposal(p), Option.map((x) => x.record))),
     byReceipt: (id) => op("commits.byReceipt", Effect.map(byReceipt(id), Option.map((x) => x.record))),
     claimUndo: (p, owner) =>
