@@ -68,7 +68,13 @@ export const CommitRecord = Schema.Struct({
   /** For `failed` and `unknown`: what the commit's replays answer. */
   outcome: Schema.optional(CommitOutcome),
   /** The UNDO of its receipt (§4.5): pending while it runs, then its receipt. */
-  undo: Schema.optional(Schema.Struct({ state: Schema.Literal("pending", "done"), owner: Schema.String, receipt: Schema.optional(Receipt) }))
+  undo: Schema.optional(Schema.Struct({
+    state: Schema.Literal("pending", "done", "failed", "unknown"),
+    owner: Schema.String,
+    receipt: Schema.optional(Receipt),
+    /** For `failed` and `unknown`: what the UNDO's replays answer (it never runs twice either). */
+    outcome: Schema.optional(CommitOutcome)
+  }))
 }).annotations({ identifier: "CommitRecord" })
 export type CommitRecord = typeof CommitRecord.Type
 
@@ -84,7 +90,8 @@ export interface YeaCommitsService {
   /** Claims the UNDO of the receipt of `proposal`; None when claimed now, else the record as it was. */
   readonly claimUndo: (proposal: string, owner: string) => Effect.Effect<Option.Option<CommitRecord>, StoreError>
   readonly completeUndo: (proposal: string, receipt: Receipt) => Effect.Effect<void, StoreError>
-  readonly abandonUndo: (proposal: string) => Effect.Effect<void, StoreError>
+  /** Records how an UNDO ended without a reversal receipt: its claim stays, so it never runs again. */
+  readonly settleUndo: (proposal: string, outcome: CommitOutcome) => Effect.Effect<void, StoreError>
 }
 export class YeaCommits extends Context.Tag("mandate/yea/Commits")<YeaCommits, YeaCommitsService>() {}
 

@@ -36,11 +36,7 @@ export const layer: Layer.Layer<YeaCommits, never, MemoryJournal> = Layer.effect
           })
         ),
       completeUndo: (proposal, receipt) => update(proposal, "completeUndo", (r) => ({ ...r, undo: { state: "done", owner: r.undo?.owner ?? "", receipt } })),
-      abandonUndo: (proposal) =>
-        Effect.ignore(update(proposal, "abandonUndo", (r) => {
-          const { undo: _, ...rest } = r
-          return rest
-        }))
+      settleUndo: (proposal, outcome) => update(proposal, "settleUndo", (r) => ({ ...r, undo: { state: outcome.state, owner: r.undo?.owner ?? "", outcome } }))
     }
   })
 )

@@ -49,10 +49,6 @@ export const makeSqlCommits = (sql: SqlClient.SqlClient, transaction: AtomicServ
         return Option.none()
       }))),
     completeUndo: (p, receipt) => update("commits.completeUndo", p, (r) => ({ ...r, undo: { state: "done", owner: r.undo?.owner ?? "", receipt } })),
-    abandonUndo: (p) =>
-      Effect.ignore(update("commits.abandonUndo", p, (r) => {
-        const { undo: _, ...rest } = r
-        return rest
-      }))
+    settleUndo: (p, outcome) => update("commits.settleUndo", p, (r) => ({ ...r, undo: { state: outcome.state, owner: r.undo?.owner ?? "", outcome } }))
   }
 }

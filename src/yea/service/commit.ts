@@ -23,6 +23,8 @@ import type { CommitContext, IntentSpec } from "./define.js"
 import { authorizeGrants, type Env, found, newId, nowSeconds, type Request, type StateContext, storeFailure } from "./env.js"
 
 const reservationId = (env: Env, proposal: string) => `yea/commit/${env.spec.id}/${proposal}`
+/** The key of a running UNDO in `env.running` (commits are keyed by their proposal id). */
+const undoKey = (proposal: string) => `undo ${proposal}`
 
 const intentOf = (env: Env, capability: string): Effect.Effect<IntentSpec<unknown>, YeaError> => {
   const c = Object.prototype.hasOwnProperty.call(env.spec.capabilities, capability) ? env.spec.capabilities[capability] : undefined
@@ -52,10 +54,10 @@ const existing = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaError>
  */
 const MAY_HAVE_ACTED: ReadonlySet<YeaReason> = new Set<YeaReason>(["unavailable", "internal"])
 
-const unknownOutcome = (why: string): CommitOutcome => ({
+const unknownOutcome = (what: "commit" | "undo", why: string): CommitOutcome => ({
   state: "unknown",
   code: "conflict",
-  message: `this commit's outcome is unknown (${why}) and it will not run again; check its effect before running INTENT again`
+  message: `this ${what}'s outcome is unknown (${why}) and it will not run again; check its effect${what === "commit" ? " before running INTENT again" : ""}`
 })
 
 /**
@@ -63,13 +65,13 @@ const unknownOutcome = (why: string): CommitOutcome => ({
  * nothing happened. A service failure, a defect or an interruption may have reached the outside
  * world, so it is `unknown`, answered `conflict` (§7: the world changed; re-run INTENT).
  */
-const outcomeOf = (cause: Cause.Cause<YeaError>): CommitOutcome => {
+const outcomeOf = (what: "commit" | "undo", cause: Cause.Cause<YeaError>): CommitOutcome => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const e = failure.value
-    return MAY_HAVE_ACTED.has(e.reason) ? unknownOutcome(e.message) : { state: "failed", code: e.reason, message: e.message }
+    return MAY_HAVE_ACTED.has(e.reason) ? unknownOutcome(what, e.message) : { state: "failed", code: e.reason, message: e.message }
   }
-  return unknownOutcome(Cause.isInterruptedOnly(cause) ? "it was interrupted" : "the service failed")
+  return unknownOutcome(what, Cause.isInterruptedOnly(cause) ? "it was interrupted" : "the service failed")
 }
 
 /**
@@ -109,7 +111,7 @@ const claimAndRun = (
         const exit = yield* Effect.exit(restore(env.provide(cap.commit(record.action, ctx))))
         if (Exit.isFailure(exit)) {
           if (!Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))) yield* Effect.logError("yea commit handler defect", exit.cause)
-          const outcome = outcomeOf(exit.cause)
+          const outcome = outcomeOf("commit", exit.cause)
           yield* commits.settle(p.id, outcome).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
           // §6.3: a reservation is released if execution fails; one that may have acted stays
           // drawn, as spent (never over the limit, never given back to a second run).
@@ -210,6 +212,64 @@ export const tryAutoCommit = (env: Env, req: Request, record: ProposalRecord, pr
     return done
   })
 
+/** What to answer for an UNDO already claimed: the original reversal, its recorded outcome, or why there is none yet. */
+const existingUndo = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaError> => {
+  const u = rec.undo
+  if (u?.state === "done" && u.receipt !== undefined) return Effect.succeed(u.receipt)
+  if ((u?.state === "failed" || u?.state === "unknown") && u.outcome !== undefined) return Effect.fail(yeaError(u.outcome.code, u.outcome.message))
+  return u?.state === "pending" && u.owner === env.owner && env.running.has(undoKey(rec.proposal))
+    ? Effect.fail(yeaError("unavailable", "this receipt is being undone", { retry: 1 }))
+    : Effect.fail(yeaError("conflict", "this undo was interrupted and its outcome is unknown; it will not run again"))
+}
+
+/**
+ * Claims the UNDO of `rec`'s receipt, runs the capability's undo and records how it ended, as a
+ * commit does (claimAndRun): at most once, whatever happens to the caller.
+ */
+const claimAndUndo = (
+  env: Env,
+  req: Request,
+  rec: CommitRecord,
+  receipt: Receipt,
+  cap: IntentSpec<unknown> & { readonly undo: NonNullable<IntentSpec<unknown>["undo"]> },
+  requester: string,
+  now: number
+): Effect.Effect<{ readonly receipt: Receipt; readonly replay: boolean }, YeaError, StateContext> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function* () {
+      const commits = yield* YeaCommits
+      // The claim re-checks whether an undo already ran or finished (design.md security review).
+      const claimed = yield* commits.claimUndo(rec.proposal, env.owner).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+      if (Option.isSome(claimed)) return { receipt: yield* existingUndo(env, claimed.value), replay: true }
+      const key = undoKey(rec.proposal)
+      env.running.add(key)
+      return yield* Effect.gen(function* () {
+        const ctx: CommitContext = { proposal: rec.proposal, requester, principal: rec.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
+        const exit = yield* Effect.exit(restore(env.provide(cap.undo(rec.action, receipt.result, ctx))))
+        if (Exit.isFailure(exit)) {
+          if (!Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))) yield* Effect.logError("yea undo handler defect", exit.cause)
+          const outcome = outcomeOf("undo", exit.cause)
+          yield* commits.settleUndo(rec.proposal, outcome).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+          return yield* Effect.fail(yeaError(outcome.code, outcome.message))
+        }
+        const result = exit.value
+        const reversal: Receipt = {
+          id: yield* newId("r_"),
+          proposal: rec.proposal,
+          capability: receipt.capability,
+          summary: receipt.summary,
+          at: now,
+          effects: [],
+          undo: null,
+          undoes: receipt.id,
+          ...(result !== undefined ? { result } : {})
+        }
+        yield* commits.completeUndo(rec.proposal, reversal).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
+        return { receipt: reversal, replay: false }
+      }).pipe(Effect.ensuring(Effect.sync(() => env.running.delete(key))))
+    })
+  )
+
 /** UNDO (§4.5): same principal as the commit, within the window; a repeat answers the original reversal. */
 export const undo = (env: Env, req: Request & { readonly frame: UndoFrame }) =>
   Effect.gen(function* () {
@@ -223,39 +283,13 @@ export const undo = (env: Env, req: Request & { readonly frame: UndoFrame }) =>
     const receipt = rec.receipt!
     // §4.5, §6.3: `can` against the receipt's capability, a grant of the commit's principal.
     yield* authorizeGrants(env, frame, proof, undoRequest(receipt, env.spec.id), { principal: rec.principal })
-    if (rec.undo !== undefined) {
-      if (rec.undo.state === "done" && rec.undo.receipt !== undefined) return { receipt: rec.undo.receipt, replay: true }
-      return yield* Effect.fail(
-        rec.undo.owner === env.owner
-          ? yeaError("unavailable", "this receipt is being undone", { retry: 1 })
-          : yeaError("conflict", "this undo was interrupted and its outcome is unknown; it will not run again")
-      )
-    }
+    if (rec.undo !== undefined) return { receipt: yield* existingUndo(env, rec), replay: true }
     const now = yield* nowSeconds
     if (receipt.undo === null) return yield* Effect.fail(yeaError("expired", "this action cannot be undone"))
     if (now >= receipt.undo.until) return yield* Effect.fail(yeaError("expired", "the undo window has closed"))
     const cap = yield* intentOf(env, receipt.capability)
     if (cap.undo === undefined) return yield* Effect.fail(yeaError("expired", "this action cannot be undone"))
-    // The claim re-checks whether an undo already ran or finished (design.md security review).
-    const claimed = yield* commits.claimUndo(rec.proposal, env.owner).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
-    if (Option.isSome(claimed)) {
-      const u = claimed.value.undo
-      if (u?.state === "done" && u.receipt !== undefined) return { receipt: u.receipt, replay: true }
-      return yield* Effect.fail(yeaError("unavailable", "this receipt is being undone", { retry: 1 }))
-    }
-    const ctx: CommitContext = { proposal: rec.proposal, requester: proof.key, principal: rec.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
-    const result = yield* env.provide(cap.undo(rec.action, receipt.result, ctx)).pipe(Effect.onError(() => Effect.ignore(commits.abandonUndo(rec.proposal))))
-    const reversal: Receipt = {
-      id: yield* newId("r_"),
-      proposal: rec.proposal,
-      capability: receipt.capability,
-      summary: receipt.summary,
-      at: now,
-      effects: [],
-      undo: null,
-      undoes: receipt.id,
-      ...(result !== undefined ? { result } : {})
-    }
-    yield* commits.completeUndo(rec.proposal, reversal).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
-    return { receipt: reversal, replay: false }
+    // Like a commit, the UNDO runs in a fiber of its own that the caller only waits for.
+    const fiber = yield* Effect.forkDaemon(claimAndUndo(env, req, rec, receipt, { ...cap, undo: cap.undo }, proof.key, now))
+    return yield* Fiber.join(fiber)
   })

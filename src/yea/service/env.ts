@@ -18,8 +18,9 @@ export interface Env {
   /** This runtime instance: a pending commit claimed by another instance was interrupted. */
   readonly owner: string
   /**
-   * The proposals this instance is committing now. A pending claim of this instance that is not
-   * here lost its outcome (the store refused to record it): its replay is answered as unknown.
+   * The commits (by proposal id) and UNDOs this instance is running now. A pending claim of this
+   * instance that is not here lost its outcome (the store refused to record it): its replay is
+   * answered as unknown.
    */
   readonly running: Set<string>
   /** Runs a handler effect with the context captured when the service was made. */
