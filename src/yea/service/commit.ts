@@ -41,8 +41,8 @@ const interrupted = () => yeaError("conflict", "this commit was interrupted and 
 const existing = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaError> => {
   if (rec.state === "done" && rec.receipt !== undefined) return Effect.succeed(rec.receipt)
   if ((rec.state === "failed" || rec.state === "unknown") && rec.outcome !== undefined) return Effect.fail(yeaError(rec.outcome.code, rec.outcome.message))
-  // Pending: running in this instance, or claimed by an instance that is gone (§6.3 claims name
-  // their owner) or whose outcome could not be recorded. Never run again.
+  // Pending: running in this instance, or claimed by an instance that is gone (a claim names the
+  // runtime instance that made it), or one whose outcome could not be recorded. Never run again.
   return rec.state === "pending" && rec.owner === env.owner && env.running.has(rec.proposal)
     ? Effect.fail(yeaError("unavailable", "this proposal is being committed", { retry: 1 }))
     : Effect.fail(interrupted())
