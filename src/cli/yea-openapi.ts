@@ -18,8 +18,11 @@ const header = Options.text("header").pipe(Options.repeated, Options.withDescrip
 const trust = Options.text("trust").pipe(Options.repeated, Options.withDescription("a principal whose grants are accepted (repeatable)"))
 const port = Options.integer("port").pipe(Options.withDefault(7447))
 const http = Options.boolean("http").pipe(Options.withDescription("serve the HTTP bridge instead of yea://"))
+// Proposals and commit claims outlive the process in this file, so a commit cut off by a kill is
+// known at restart and never sent upstream again.
+const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("keep state in this SQLite file (default: memory)"))
 
-export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefix, header, trust, port, http }, (o) =>
+export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefix, header, trust, port, http, sqlite }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
@@ -42,7 +45,7 @@ export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefi
         const url = yield* Effect.mapError(serveOn(runtime, o.http ? { _tag: "http", port: o.port } : { _tag: "tcp", port: o.port }), (e) => cliError(`yea/${e.reason}`, e.message))
         yield* Console.error(`serving ${service.id} (${Object.keys(service.capabilities).length} capabilities) at ${url}`)
         yield* Effect.never
-      }).pipe(Effect.provide(stateLayer()), Effect.catchTag("StoreError", (e) => Effect.fail(cliError("mandate/store_unavailable", e.message))))
+      }).pipe(Effect.provide(stateLayer(Option.getOrUndefined(o.sqlite))), Effect.catchTag("StoreError", (e) => Effect.fail(cliError("mandate/store_unavailable", e.message))))
     )
   )
 )

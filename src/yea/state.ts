@@ -14,6 +14,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { StoreError } from "../accounting/store-error.js"
 import { Proposal } from "./proposal.js"
+import { YeaReason } from "./reason.js"
 import { Receipt } from "./receipt.js"
 
 /** A proposal as the service keeps it (row schema shared by every store). */
@@ -38,10 +39,25 @@ export interface YeaProposalsService {
 }
 export class YeaProposals extends Context.Tag("mandate/yea/Proposals")<YeaProposals, YeaProposalsService>() {}
 
-/** A commit of one proposal: claimed before it runs, done once its receipt is written. */
+/**
+ * How a commit that ended without a receipt ended, as every later COMMIT of its proposal answers
+ * it (§7 code and its one sentence): `failed` when the capability refused (nothing happened),
+ * `unknown` when its effect may have reached the outside world (§4.4 "MUST NOT execute again").
+ */
+export const CommitOutcome = Schema.Struct({
+  state: Schema.Literal("failed", "unknown"),
+  code: YeaReason,
+  message: Schema.String
+}).annotations({ identifier: "CommitOutcome" })
+export type CommitOutcome = typeof CommitOutcome.Type
+
+/**
+ * A commit of one proposal: claimed before it runs; then done with its receipt, or failed or
+ * unknown with the outcome every later COMMIT answers. It never runs twice.
+ */
 export const CommitRecord = Schema.Struct({
   proposal: Schema.String,
-  state: Schema.Literal("pending", "done"),
+  state: Schema.Literal("pending", "done", "failed", "unknown"),
   /** The runtime instance that claimed it: a pending claim of another instance was interrupted. */
   owner: Schema.String,
   requester: Schema.String,
@@ -49,8 +65,16 @@ export const CommitRecord = Schema.Struct({
   /** The plan's action, kept for UNDO after the proposal itself is swept. */
   action: Schema.Unknown,
   receipt: Schema.optional(Receipt),
+  /** For `failed` and `unknown`: what the commit's replays answer. */
+  outcome: Schema.optional(CommitOutcome),
   /** The UNDO of its receipt (§4.5): pending while it runs, then its receipt. */
-  undo: Schema.optional(Schema.Struct({ state: Schema.Literal("pending", "done"), owner: Schema.String, receipt: Schema.optional(Receipt) }))
+  undo: Schema.optional(Schema.Struct({
+    state: Schema.Literal("pending", "done", "failed", "unknown"),
+    owner: Schema.String,
+    receipt: Schema.optional(Receipt),
+    /** For `failed` and `unknown`: what the UNDO's replays answer (it never runs twice either). */
+    outcome: Schema.optional(CommitOutcome)
+  }))
 }).annotations({ identifier: "CommitRecord" })
 export type CommitRecord = typeof CommitRecord.Type
 
@@ -59,14 +83,15 @@ export interface YeaCommitsService {
   readonly claim: (record: CommitRecord) => Effect.Effect<Option.Option<CommitRecord>, StoreError>
   /** Writes the receipt: the commit is done. */
   readonly complete: (proposal: string, receipt: Receipt) => Effect.Effect<void, StoreError>
-  /** Drops a pending claim whose execution failed (nothing happened; it may be committed again). */
-  readonly abandon: (proposal: string) => Effect.Effect<void, StoreError>
+  /** Records how a commit ended without a receipt: its claim stays, so it never runs again. */
+  readonly settle: (proposal: string, outcome: CommitOutcome) => Effect.Effect<void, StoreError>
   readonly byProposal: (proposal: string) => Effect.Effect<Option.Option<CommitRecord>, StoreError>
   readonly byReceipt: (receipt: string) => Effect.Effect<Option.Option<CommitRecord>, StoreError>
   /** Claims the UNDO of the receipt of `proposal`; None when claimed now, else the record as it was. */
   readonly claimUndo: (proposal: string, owner: string) => Effect.Effect<Option.Option<CommitRecord>, StoreError>
   readonly completeUndo: (proposal: string, receipt: Receipt) => Effect.Effect<void, StoreError>
-  readonly abandonUndo: (proposal: string) => Effect.Effect<void, StoreError>
+  /** Records how an UNDO ended without a reversal receipt: its claim stays, so it never runs again. */
+  readonly settleUndo: (proposal: string, outcome: CommitOutcome) => Effect.Effect<void, StoreError>
 }
 export class YeaCommits extends Context.Tag("mandate/yea/Commits")<YeaCommits, YeaCommitsService>() {}
 

@@ -23,7 +23,7 @@ export const layer: Layer.Layer<YeaCommits, never, MemoryJournal> = Layer.effect
         journal.transaction(
           Effect.zipRight(update(proposal, "complete", (r) => ({ ...r, state: "done", receipt })), receipts.set(receipt.id, proposal))
         ),
-      abandon: (proposal) => commits.remove(proposal),
+      settle: (proposal, outcome) => update(proposal, "settle", (r) => ({ ...r, state: outcome.state, outcome })),
       byProposal: commits.get,
       byReceipt: (id) =>
         journal.transaction(Effect.flatMap(receipts.get(id), (p) => (Option.isNone(p) ? Effect.succeed(Option.none()) : commits.get(p.value)))),
@@ -36,11 +36,7 @@ export const layer: Layer.Layer<YeaCommits, never, MemoryJournal> = Layer.effect
           })
         ),
       completeUndo: (proposal, receipt) => update(proposal, "completeUndo", (r) => ({ ...r, undo: { state: "done", owner: r.undo?.owner ?? "", receipt } })),
-      abandonUndo: (proposal) =>
-        Effect.ignore(update(proposal, "abandonUndo", (r) => {
-          const { undo: _, ...rest } = r
-          return rest
-        }))
+      settleUndo: (proposal, outcome) => update(proposal, "settleUndo", (r) => ({ ...r, undo: { state: outcome.state, owner: r.undo?.owner ?? "", outcome } }))
     }
   })
 )

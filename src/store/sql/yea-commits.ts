@@ -36,7 +36,7 @@ export const makeSqlCommits = (sql: SqlClient.SqlClient, transaction: AtomicServ
         return Option.map(yield* byProposal(r.proposal), (x) => x.record)
       })),
     complete: (p, receipt) => update("commits.complete", p, (r) => ({ ...r, state: "done", receipt })),
-    abandon: (p) => op("commits.abandon", sql`DELETE FROM yea_commits WHERE proposal = ${p}`),
+    settle: (p, outcome) => update("commits.settle", p, (r) => ({ ...r, state: outcome.state, outcome })),
     byProposal: (p) => op("commits.byProposal", Effect.map(byProposal(p), Option.map((x) => x.record))),
     byReceipt: (id) => op("commits.byReceipt", Effect.map(byReceipt(id), Option.map((x) => x.record))),
     claimUndo: (p, owner) =>
@@ -49,10 +49,6 @@ export const makeSqlCommits = (sql: SqlClient.SqlClient, transaction: AtomicServ
         return Option.none()
       }))),
     completeUndo: (p, receipt) => update("commits.completeUndo", p, (r) => ({ ...r, undo: { state: "done", owner: r.undo?.owner ?? "", receipt } })),
-    abandonUndo: (p) =>
-      Effect.ignore(update("commits.abandonUndo", p, (r) => {
-        const { undo: _, ...rest } = r
-        return rest
-      }))
+    settleUndo: (p, outcome) => update("commits.settleUndo", p, (r) => ({ ...r, undo: { state: outcome.state, owner: r.undo?.owner ?? "", outcome } }))
   }
 }

@@ -3,6 +3,8 @@
 // capabilities whose one proposal shows the exact request it would send (method, URL, body) and
 // sends nothing until COMMIT. Wrapped writes are irreversible (`undo: never`), so they are never
 // auto-committed, and grants, limits and consent apply unchanged. Upstream errors are YEA errors.
+// On COMMIT, a 5xx or an unanswered request (`unavailable`) may have acted upstream: the runtime
+// records it as an unknown outcome and never sends the write again (service/commit.ts).
 //
 // The upstream HTTP call is a service (`Upstream`), so this module is pure translation; the
 // fetch-based Layer is in src/bind/openapi-http.ts.

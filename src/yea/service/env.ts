@@ -17,6 +17,12 @@ export interface Env {
   readonly spec: ServiceSpec<unknown>
   /** This runtime instance: a pending commit claimed by another instance was interrupted. */
   readonly owner: string
+  /**
+   * The commits (by proposal id) and UNDOs this instance is running now. A pending claim of this
+   * instance that is not here lost its outcome (the store refused to record it): its replay is
+   * answered as unknown.
+   */
+  readonly running: Set<string>
   /** Runs a handler effect with the context captured when the service was made. */
   readonly provide: <A, E>(eff: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
   /**

@@ -70,6 +70,7 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
     const env: Env = {
       spec: spec as ServiceSpec<unknown>,
       owner,
+      running: new Set(),
       provide: (eff) => Effect.provide(eff, captured as Context.Context<unknown>) as Effect.Effect<never, never>,
       gate: yield* Effect.makeSemaphore(options.maxConcurrentCommits ?? 4)
     }
