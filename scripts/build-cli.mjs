@@ -12,6 +12,21 @@ import { fileURLToPath } from "node:url"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = join(root, "dist", "bin")
 rmSync(outdir, { recursive: true, force: true })
+// The console's page (src/console/web) as one browser script, which the console serves as it is:
+// an installed package has no bundler (esbuild is a devDependency), so it is bundled here.
+await build({
+  entryPoints: [join(root, "src", "console", "web", "main.ts")],
+  outfile: join(root, "dist", "console", "web", "app.js"),
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2020",
+  minify: true,
+  logLevel: "warning"
+})
+// The plain-JavaScript examples, shipped beside the compiled ones (tsc compiles only TypeScript).
+mkdirSync(join(root, "dist", "examples"), { recursive: true })
+copyFileSync(join(root, "src", "examples", "ledger-budget.mjs"), join(root, "dist", "examples", "ledger-budget.mjs"))
 const result = await build({
   entryPoints: { main: join(root, "src", "cli", "main.ts") },
   outdir,
@@ -30,21 +45,6 @@ const result = await build({
   metafile: true,
   logLevel: "warning"
 })
-// The console's page (src/console/web) as one browser script, which the console serves as it is:
-// an installed package has no bundler (esbuild is a devDependency), so it is bundled here.
-await build({
-  entryPoints: [join(root, "src", "console", "web", "main.ts")],
-  outfile: join(root, "dist", "console", "web", "app.js"),
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2020",
-  minify: true,
-  logLevel: "warning"
-})
-// The plain-JavaScript examples, shipped beside the compiled ones (tsc compiles only TypeScript).
-mkdirSync(join(root, "dist", "examples"), { recursive: true })
-copyFileSync(join(root, "src", "examples", "ledger-budget.mjs"), join(root, "dist", "examples", "ledger-budget.mjs"))
 // Which sources each chunk holds and what it imports: test/package checks from it that a command
 // loads only its own modules. Not shipped (package.json `files`).
 writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))
