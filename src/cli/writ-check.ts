@@ -292,7 +292,20 @@ export const drawTreeChecked = (tally: Json, call?: Json, res?: Json): Effect.Ef
     let verdict: Verdict | "unchecked" = "unchecked"
     let failurePath: string | undefined
     let topSigner: string | undefined
-    if (call !== undefined && isObject(call)) {
+    const refusal = isObject(tally) && ((t) => t.st === "failed" && t.code !== null && refusalCodes.has(t.code))(statusOf(tally))
+    if (call !== undefined && isObject(call) && refusal) {
+      // A signed refusal: the verdict `writ send` and `writ verify --call` give it (verifyAnswerTally).
+      const chain = Array.isArray(call.chain) ? call.chain : []
+      const leaf = chain.length > 0 ? chain[chain.length - 1] : undefined
+      topSigner = isObject(leaf) && typeof leaf.hld === "string" ? leaf.hld : undefined
+      const rep = yield* verifyAnswerTally(tally, tally as JsonObject, call, res)
+      verdict = rep.verdict
+      if (rep.error === undefined) lines.push("tree: valid (a signed refusal: section 6.1 under the receiver, naming this call)")
+      else {
+        lines.push(`tree: ${rep.verdict}: ${describeFailure(rep.error)}`)
+        failurePath = rep.error.path ?? ""
+      }
+    } else if (call !== undefined && isObject(call)) {
       const ctx = yield* Effect.either(tallyContext(call))
       if (Either.isRight(ctx)) {
         topSigner = ctx.right.chain[ctx.right.chain.length - 1].value.hld

@@ -1,13 +1,14 @@
 // One verdict for one object, whatever the command: a signed refusal (section 7 steps 3 to 10)
-// gets the same verdict from `writ verify --call` (verifyAny) as from `writ send`
-// (checkCallAnswer), both through writ-check.ts `verifyAnswerTally`. The refusal is a real one: an
+// gets the same verdict from `writ verify --call` (verifyAny) and `writ inspect --call`
+// (drawTreeChecked) as from `writ send` (checkCallAnswer), all through writ-check.ts
+// `verifyAnswerTally`. The refusal is a real one: an
 // executor (memory stores) refuses a call that lacks a bounded argument (`missing_arg`, section
 // 7.2). A refusal answering another call, or signed by a key that did not receive the call, is
 // `unverifiable` from both.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { plainExecutor } from "../../src/app/plain-executor.js"
-import { verifyAny, checkCallAnswer, type Report, type CallVerdict } from "../../src/cli/writ-check.js"
+import { checkCallAnswer, drawTreeChecked, type CallVerdict, type Report, verifyAny } from "../../src/cli/writ-check.js"
 import type { Json, JsonObject } from "../../src/kernel/json.js"
 import { callAnswerJson, Executor } from "../../src/writ/executor/executor.js"
 import { Application } from "../../src/writ/executor/services.js"
@@ -50,8 +51,12 @@ describe("writ verify --call and writ send give a signed refusal one verdict", (
       const verified = yield* verifyCommand(tally, c)
       expect(sendVerdict(sent)).toEqual({ verdict: "valid", reason: undefined })
       expect({ verdict: verified.verdict, reason: verified.error?.reason }).toEqual({ verdict: "valid", reason: undefined })
-      // The answer file itself (`writ verify answer.json --call call.json`) too.
+      // The answer file itself (`writ verify answer.json --call call.json`) too, and `writ inspect`.
       expect((yield* verifyAny(answer, undefined, { call: c as Json })).verdict).toBe("valid")
+      const drawn = yield* drawTreeChecked(tally, c)
+      expect(drawn.verdict).toBe("valid")
+      expect(drawn.lines[0]).toBe("tree: valid (a signed refusal: section 6.1 under the receiver, naming this call)")
+      expect(drawn.lines[1]).toMatch(/travel\/charge\s+st failed \(missing_arg\).*\[signature ok\]$/)
     }))
 
   it.scoped("a refusal answering another call is unverifiable from both (tally_mismatch)", () =>
@@ -63,6 +68,7 @@ describe("writ verify --call and writ send give a signed refusal one verdict", (
       const verified = yield* verifyCommand(answer.tally as JsonObject, other)
       expect(sent).toEqual({ verdict: "unverifiable", reason: "tally_mismatch" })
       expect({ verdict: verified.verdict, reason: verified.error?.reason }).toEqual(sent)
+      expect((yield* drawTreeChecked(answer.tally as JsonObject, other)).verdict).toBe("unverifiable")
     }))
 
   it.scoped("a refusal signed by a key that did not receive the call is unverifiable from both (bad_signature)", () =>
