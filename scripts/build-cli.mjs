@@ -1,17 +1,32 @@
-// The `mandate` bin, bundled: src/cli/main.ts and what it imports (Effect included) into ESM
+// The `mandate` bin, bundled (and the console's page, below): src/cli/main.ts and what it imports (Effect included) into ESM
 // chunks under dist/bin/, one per command module, loaded only when its command runs (tree.ts).
 // One bundled, tree-shaken file starts several times faster than Node resolving and loading the
 // hundreds of modules `effect` and `@effect/*` are published as (see `npm run bench -- cli`).
 // The library (`exports`) is tsc's output in dist/ instead, so that it shares its dependencies
 // (one `effect`) with the application that imports it.
 import { build } from "esbuild"
-import { rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = join(root, "dist", "bin")
 rmSync(outdir, { recursive: true, force: true })
+// The console's page (src/console/web) as one browser script, which the console serves as it is:
+// an installed package has no bundler (esbuild is a devDependency), so it is bundled here.
+await build({
+  entryPoints: [join(root, "src", "console", "web", "main.ts")],
+  outfile: join(root, "dist", "console", "web", "app.js"),
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2020",
+  minify: true,
+  logLevel: "warning"
+})
+// The plain-JavaScript examples, shipped beside the compiled ones (tsc compiles only TypeScript).
+mkdirSync(join(root, "dist", "examples"), { recursive: true })
+copyFileSync(join(root, "src", "examples", "ledger-budget.mjs"), join(root, "dist", "examples", "ledger-budget.mjs"))
 const result = await build({
   entryPoints: { main: join(root, "src", "cli", "main.ts") },
   outdir,

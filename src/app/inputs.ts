@@ -54,12 +54,26 @@ export const readBindingsFile = (path: string): Effect.Effect<TransportBindings,
     return bindings.value
   })
 
+/** Why a handler module did not load. Node runs JavaScript only: a TypeScript module fails with
+ * ERR_UNKNOWN_FILE_EXTENSION, which is said as what to do about it (the installed package ships
+ * its example handlers built, dist/examples/*.js). */
+export const handlerLoadFailure = (path: string, e: unknown): ServeError => {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined
+  if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(path)) {
+    return new ServeError({
+      code: "mandate/bad_handler",
+      message: `${path}: a TypeScript handler needs a loader: build it to JavaScript (as dist/examples/payment.js is built), or run mandate under node --import tsx`
+    })
+  }
+  return new ServeError({ code: "mandate/bad_handler", message: `${path}: ${String(e)}` })
+}
+
 /** Imports the handler module and takes its ApplicationService (`default` or `application`). */
 export const loadHandler = (path: string): Effect.Effect<ApplicationService, ServeError> =>
   Effect.gen(function*() {
     const mod = yield* Effect.tryPromise({
       try: () => import(pathToFileURL(resolve(path)).href) as Promise<Record<string, unknown>>,
-      catch: (e) => new ServeError({ code: "mandate/bad_handler", message: `${path}: ${String(e)}` })
+      catch: (e) => handlerLoadFailure(path, e)
     })
     const candidate = (mod.application ?? mod.default) as Partial<ApplicationService> | undefined
     if (candidate === undefined || candidate === null || typeof candidate.perform !== "function") {

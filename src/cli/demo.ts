@@ -12,7 +12,7 @@ const out = Options.text("out").pipe(Options.withDefault("out"), Options.withDes
 
 const cHandler = Options.file("c-handler").pipe(
   Options.optional,
-  Options.withDescription("Run C (payment) with this handler module instead of src/cli/demo/payment.ts")
+  Options.withDescription("Run C (payment) with this handler module instead of the example payment handler (src/examples/payment.ts)")
 )
 
 const ledgerOption = Options.text("ledger").pipe(

@@ -59,12 +59,50 @@ export const verifyTallyAgainst = (tally: ObjectInput, call: ObjectInput, res?: 
     return { kind: "tally", verdict: r.verdict, error: r.error, notes: [] }
   })
 
+/** A tally's `st` and `err.code` (a refusal is `failed` with its reason). */
+const statusOf = (tally: JsonObject): { readonly st: string; readonly code: string | null } => ({
+  st: typeof tally.st === "string" ? tally.st : "?",
+  code: isObject(tally.err) && typeof tally.err.code === "string" ? tally.err.code : null
+})
+
+/**
+ * The verdict on a tally answering `call`, whichever command asks (`writ send`, `writ verify
+ * --call`, an answer file): one object, one verdict. A refusal (section 7 steps 3 to 10: `failed`
+ * with one of `refusalCodes`) is evidence that its signer refused this call. Section 6.2 does not
+ * apply to it in full (a refusal of an expired call has an `acc` past `exp`, one of a chain that
+ * does not verify has no valid leaf, one for a missing argument answers a call its leaf does not
+ * admit), so it is checked as section 6.1 under the party that received the call (the leaf holder,
+ * or `receiver` when given: a `wrong_executor` refusal is signed by a party that is not the leaf
+ * holder) and must name this call. Any other tally gets section 6.2 against the call.
+ */
+export const verifyAnswerTally = (tally: ObjectInput, tallyValue: JsonObject, call: Json, res?: Json, receiver?: string): Effect.Effect<Report> =>
+  Effect.gen(function*() {
+    const { st, code } = statusOf(tallyValue)
+    if (!(st === "failed" && code !== null && refusalCodes.has(code))) return yield* verifyTallyAgainst(tally, call, res)
+    const callObject: JsonObject = isObject(call) ? call : {}
+    const chain = Array.isArray(callObject.chain) ? callObject.chain : []
+    const leaf = chain.length > 0 && isObject(chain[chain.length - 1]) ? (chain[chain.length - 1] as JsonObject) : {}
+    const signer = receiver ?? (typeof leaf.hld === "string" ? leaf.hld : "")
+    const r = yield* Effect.either(Effect.gen(function*() {
+      const t = yield* verifyTallyObject(tally, signer)
+      if (t.value.call !== identity(callObject)) return yield* Effect.fail(writError("tally_mismatch", "call", "the refusal answers another call"))
+      return t
+    }))
+    return Either.isRight(r)
+      ? {
+        kind: "tally",
+        verdict: "valid" as const,
+        notes: [`tally ${r.right.id}`, `st failed (${code}), a signed refusal checked as section 6.1 under ${signer}, naming this call`]
+      }
+      : { kind: "tally", verdict: "unverifiable" as const, error: r.left, notes: [] }
+  })
+
 /** Any object file: a writ, a chain (array), a call, a tally (with `call` for section 6.2), a
  * revoke, an ack (with `res` its body), or an answer holding a tally. `now` checks expiry. */
 export const verifyAny = (
   value: Json,
   bytes: Uint8Array | undefined,
-  opts: { readonly call?: Json; readonly res?: Json; readonly now?: number }
+  opts: { readonly call?: Json; readonly res?: Json; readonly now?: number; readonly receiver?: string }
 ): Effect.Effect<Report> => {
   // The bytes as received when the file is the object itself (section 6.1 step 1 on them).
   const input: ObjectInput = bytes === undefined ? value : new Received(bytes)
@@ -90,7 +128,7 @@ export const verifyAny = (
         ...(opts.now === undefined ? ["expiry not checked (no --now)"] : [])
       ])
     case "tally":
-      if (opts.call !== undefined) return verifyTallyAgainst(input, opts.call, opts.res)
+      if (opts.call !== undefined) return verifyAnswerTally(input, value, opts.call, opts.res, opts.receiver)
       return outcome("tally", checkTally(input), (t) => [
         `tally ${t.id}`,
         "signature not checked: section 6.2 needs the call it answers (--call FILE)"
@@ -133,8 +171,8 @@ export type CallVerdict =
   }
   | { readonly _tag: "malformed"; readonly message: string }
 
-/** The answer to a call: an unsigned error (section 7 steps 1 and 2), a signed refusal (checked
- * as evidence, below), or a tally whose tree is checked by section 6.2 against the call sent. */
+/** The answer to a call: an unsigned error (section 7 steps 1 and 2), or a tally checked by
+ * `verifyAnswerTally`, the one verdict `writ verify --call` gives too. */
 export const checkCallAnswer = (call: JsonObject, answer: Json, receiver?: string): Effect.Effect<CallVerdict> =>
   Effect.gen(function*() {
     if (!isObject(answer)) return { _tag: "malformed" as const, message: "the answer is not a JSON object" }
@@ -142,29 +180,8 @@ export const checkCallAnswer = (call: JsonObject, answer: Json, receiver?: strin
     if (!isObject(answer.tally)) return { _tag: "malformed" as const, message: "the answer has neither error nor tally" }
     const tally = answer.tally
     const res = answer.res
-    const st = typeof tally.st === "string" ? tally.st : "?"
-    const err = tally.err
-    const code = isObject(err) && typeof err.code === "string" ? err.code : null
-    if (st === "failed" && code !== null && refusalCodes.has(code)) {
-      // A refusal (section 7 steps 3 to 10): evidence that its signer refused this call. Section
-      // 6.2 does not apply in full (a refusal of an expired call has an `acc` past `exp`, one of a
-      // chain that does not verify has no valid leaf), so it is checked as section 6.1 under the
-      // party that received the call (the leaf holder, or `receiver` when given: a
-      // `wrong_executor` refusal is signed by a party that is not the leaf holder) and must name
-      // this call.
-      const chain = Array.isArray(call.chain) ? call.chain : []
-      const leaf = chain.length > 0 && isObject(chain[chain.length - 1]) ? (chain[chain.length - 1] as JsonObject) : {}
-      const signer = receiver ?? (typeof leaf.hld === "string" ? leaf.hld : "")
-      const r = yield* Effect.either(Effect.gen(function*() {
-        const t = yield* verifyTallyObject(tally, signer)
-        if (t.value.call !== identity(call)) return yield* Effect.fail(writError("tally_mismatch", "call", "the refusal answers another call"))
-        return t
-      }))
-      return Either.isRight(r)
-        ? { _tag: "tally" as const, tally, res, verdict: "valid" as const, st, code }
-        : { _tag: "tally" as const, tally, res, verdict: "unverifiable" as const, error: r.left, st, code }
-    }
-    const rep = yield* verifyTallyAgainst(tally, call, res)
+    const { st, code } = statusOf(tally)
+    const rep = yield* verifyAnswerTally(tally, tally, call, res, receiver)
     return { _tag: "tally" as const, tally, res, verdict: rep.verdict, ...(rep.error ? { error: rep.error } : {}), st, code }
   })
 
@@ -275,7 +292,20 @@ export const drawTreeChecked = (tally: Json, call?: Json, res?: Json): Effect.Ef
     let verdict: Verdict | "unchecked" = "unchecked"
     let failurePath: string | undefined
     let topSigner: string | undefined
-    if (call !== undefined && isObject(call)) {
+    const refusal = isObject(tally) && ((t) => t.st === "failed" && t.code !== null && refusalCodes.has(t.code))(statusOf(tally))
+    if (call !== undefined && isObject(call) && refusal) {
+      // A signed refusal: the verdict `writ send` and `writ verify --call` give it (verifyAnswerTally).
+      const chain = Array.isArray(call.chain) ? call.chain : []
+      const leaf = chain.length > 0 ? chain[chain.length - 1] : undefined
+      topSigner = isObject(leaf) && typeof leaf.hld === "string" ? leaf.hld : undefined
+      const rep = yield* verifyAnswerTally(tally, tally as JsonObject, call, res)
+      verdict = rep.verdict
+      if (rep.error === undefined) lines.push("tree: valid (a signed refusal: section 6.1 under the receiver, naming this call)")
+      else {
+        lines.push(`tree: ${rep.verdict}: ${describeFailure(rep.error)}`)
+        failurePath = rep.error.path ?? ""
+      }
+    } else if (call !== undefined && isObject(call)) {
       const ctx = yield* Effect.either(tallyContext(call))
       if (Either.isRight(ctx)) {
         topSigner = ctx.right.chain[ctx.right.chain.length - 1].value.hld

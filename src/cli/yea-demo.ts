@@ -15,6 +15,7 @@ import { RandomBytes } from "../kernel/services.js"
 import { keyFromSeed } from "../yea/keys.js"
 import { demoLedger, ledgerWhere } from "./demo-ledger.js"
 import { describeFailure } from "./writ-io.js"
+import { selfCommand } from "./self.js"
 
 /** The three legs, each with fresh services; `self` is how to start this CLI as a child (stdio). */
 export const demoLegs = (keys: DemoKeys, self: ReadonlyArray<string>) => {
@@ -59,7 +60,7 @@ export const yeaDemoCommand = Command.make("demo", { ledger: ledgerOption }, ({ 
   return Effect.gen(function* () {
     const random = yield* RandomBytes
     const keys: DemoKeys = { principal: yield* random.bytes(32), agent: yield* random.bytes(32) }
-    const self = [process.execPath, ...process.execArgv, process.argv[1]]
+    const self = selfCommand()
     let failed = 0
     for (const [name, leg] of demoLegs(keys, self)) {
       yield* Console.log(`\n== ${name} ==`)

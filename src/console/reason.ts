@@ -17,8 +17,10 @@ export const ConsoleReason = Schema.Literal(
   "console/store_unavailable",
   /** A file given does not hold what the view needs (a tally, an answer, a call). */
   "console/wrong_type",
-  /** The page bundle could not be built (esbuild missing or failing). */
+  /** Run from the sources, the page could not be bundled (esbuild missing or failing). */
   "console/bundle_failed",
+  /** Run from dist/, the page `npm run build` bundles is missing or unreadable. */
+  "console/not_built",
   /** A body over the size the console reads. */
   "console/too_large"
 )
@@ -46,6 +48,7 @@ export const statusOf: Record<ConsoleReason, number> = {
   "console/store_unavailable": 503,
   "console/wrong_type": 422,
   "console/bundle_failed": 500,
+  "console/not_built": 500,
   "console/too_large": 413
 }
 

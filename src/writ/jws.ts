@@ -34,11 +34,13 @@ import { verifyWrit } from "./writ.js"
 export const JwsReason = Schema.Literal(
   /** Not three base64url segments, or a header or payload that is not strict JSON. */
   "jws/malformed",
-  /** A header member other than `alg`, `typ`, `kid`, a missing one, or a `typ` not of this profile. */
+  /** A header member other than `alg`, `typ`, `kid`, a missing one, a `typ` not of this profile, or
+   * a `typ` naming another object type than the payload's (Appendix D: `typ` is
+   * "writ-<object type>+jws" of the object it carries). */
   "jws/bad_header",
   /** An `alg` other than "EdDSA". */
   "jws/bad_alg",
-  /** `kid` is not the object's signer, or `typ` names another object type than the payload's. */
+  /** `kid` is not the object's signer. */
   "jws/kid_mismatch",
   /** The JWS signature does not verify under `kid`. */
   "jws/bad_signature"
@@ -174,7 +176,8 @@ export const unwrap: (compact: string) => Effect.Effect<Unwrapped, JwsError | Wr
     }
     const t = yield* objectType(parsed.right, "payload")
     if (jwsTyp(t) !== header.typ) {
-      return yield* Effect.fail(jwsError("jws/kid_mismatch", "header.typ", `typ ${header.typ} but the payload is a ${t}`))
+      // A header fault, not a signer one: `kid` may well be the object's signer.
+      return yield* Effect.fail(jwsError("jws/bad_header", "header.typ", `typ ${header.typ} but the payload is a ${t}`))
     }
     const named = namedSigner(t, parsed.right)
     if (named !== undefined && named !== header.kid) {

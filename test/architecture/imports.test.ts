@@ -43,7 +43,10 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"],
   console: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"],
   cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "cli"],
-  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"]
+  // Example handlers, services and upstreams (built to JavaScript with the rest): they use the
+  // library as a user's module would; nothing imports them (the demo and the README name their files).
+  examples: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "examples"],
+  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"]
 }
 
 describe("module layering (DESIGN.md)", () => {

@@ -165,7 +165,7 @@ describe("against a running executor: send, inspect, audit", () => {
     ok(e)
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     const s = await serve(["--port", "0", "--store", p("c.sqlite"), "--key", p("c.key"), "--root", keys.a,
-      "--handler", join(repoRoot, "src/cli/demo/payment.ts")])
+      "--handler", join(repoRoot, "src/examples/payment.ts")])
     child = s.child
     url = s.url
     expect(s.did).toBe(keys.c)

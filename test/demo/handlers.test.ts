@@ -15,8 +15,8 @@ import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { issueRoot, makeCall } from "../../src/writ/issue.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import type { Operation } from "../../src/writ/executor/services.js"
-import { application as booking } from "../../src/cli/demo/booking.js"
-import { application as payment, REVERSAL_WINDOW } from "../../src/cli/demo/payment.js"
+import { application as booking } from "../../src/examples/booking.js"
+import { application as payment, REVERSAL_WINDOW } from "../../src/examples/payment.js"
 
 const seed = (n: number) => new Uint8Array(32).fill(n)
 const did = (s: Uint8Array) => didKeyFromPublicKey(publicKeyFromSeed(s))

@@ -4,7 +4,8 @@
 // repository's, so every dependency comes from the local npm cache at the version this repository
 // pins (a project with no lockfile would need the registry's package listings to resolve ranges).
 // Install scripts are not run (`--ignore-scripts`): better-sqlite3's would fetch or compile a
-// native binary, which needs the network; nothing tested here opens a SQLite store.
+// native binary, which needs the network; a test that opens a SQLite store from the install
+// provides the compiled addon itself (e2e.test.ts).
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"

@@ -25,7 +25,7 @@ describe("mandate writ files (CLI)", () => {
     const before = await mandate("writ", "files", "check", work)
     expect(before.status).toBe(1)
     expect(before.stderr).toMatch(/^error: missing_tally at .*invoice\.txt\.writ-tally\.json/m)
-    const handler = join(repoRoot, "src/cli/demo/payment.ts")
+    const handler = join(repoRoot, "src/examples/payment.ts")
     const run = ["writ", "files", "run", shared, "--key", join(dir, "c.key"), "--root", A, "--handler", handler, "--store", join(dir, "c.sqlite")]
     const first = await mandate(...run)
     expect(first.status).toBe(0)

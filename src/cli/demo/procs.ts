@@ -1,17 +1,13 @@
-// The demo's executor processes: each is `mandate writ serve` (node with tsx, this repository's
-// src/cli/main.ts) on a free loopback port with its own key, SQLite store and handler module. A
+// The demo's executor processes: each is `mandate writ serve`, started through the entry point
+// running the demo (self.ts: the bin, or the sources under tsx), on a free loopback port with its own key, SQLite store and handler module. A
 // process is acquired in a Scope and killed when the scope closes, on every exit path (success,
 // a failed expectation, an error, an interrupt such as Ctrl-C); a process-exit hook kills any
 // still running if the runtime itself is torn down.
 import { Data, Deferred, Duration, Effect, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { selfCommand } from "../self.js"
 
 export class DemoProcessError extends Data.TaggedError("DemoProcessError")<{ readonly message: string }> {}
-
-/** The repository root (this file is src/cli/demo/procs.ts). */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
 const live = new Set<ChildProcess>()
 let hooked = false
@@ -52,16 +48,16 @@ export const startExecutor = (a: ServeArgs): Effect.Effect<Executor, DemoProcess
   Effect.acquireRelease(
     Effect.gen(function*() {
       hookExit()
+      const [node, ...self] = selfCommand()
       const args = [
-        "--import", "tsx", join(repoRoot, "src/cli/main.ts"), "writ", "serve",
+        ...self, "writ", "serve",
         "--port", String(a.port ?? 0), "--host", "127.0.0.1", "--store", a.store, "--key", a.key, "--handler", a.handler,
         ...a.roots.flatMap((r) => ["--root", r]),
         ...Object.entries(a.forward ?? {}).flatMap(([did, url]) => ["--forward", `${did}=${url}`]),
         ...(a.act ?? []).flatMap((p) => ["--act", p]),
         ...(a.ledger === undefined ? [] : ["--ledger", a.ledger])
       ]
-      const child = spawn(process.execPath, args, {
-        cwd: repoRoot,
+      const child = spawn(node!, args, {
         env: { ...process.env, NO_COLOR: "1", ...(a.env ?? {}) },
         stdio: ["ignore", "pipe", "pipe"]
       })

@@ -10,7 +10,8 @@ import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
 import { RandomBytes, Signer } from "../../kernel/services.js"
 import * as Writ from "../../writ/index.js"
 import { cliError, didOfSeed, writeKeyFile } from "../writ-io.js"
-import { repoRoot, startExecutor } from "./procs.js"
+import { exampleModule } from "../self.js"
+import { startExecutor } from "./procs.js"
 import type { Transcript } from "./transcript.js"
 
 export const str = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v))
@@ -75,15 +76,14 @@ export const setUp = (t: Transcript, out: string, cHandler?: string, ledger?: st
     yield* t.log(`  B (booking)   ${B}`)
     yield* t.log(`  C (payment)   ${C}`)
     const cPort = yield* freePort
-    const handler = (n: string) => resolve(repoRoot, "src/cli/demo", n)
     const [cx, bx] = yield* Effect.all([
       startExecutor({
-        name: "C", key: `${out}/keys/c.key`, store: `${out}/c.sqlite`, handler: cHandler === undefined ? handler("payment.ts") : resolve(cHandler), roots: [A],
+        name: "C", key: `${out}/keys/c.key`, store: `${out}/c.sqlite`, handler: cHandler === undefined ? exampleModule("payment") : resolve(cHandler), roots: [A],
         act: ["travel/charge"], port: cPort, env: { MANDATE_DEMO_SIGNAL_DIR: `${out}/signals` },
         ...(ledger === undefined ? {} : { ledger })
       }),
       startExecutor({
-        name: "B", key: `${out}/keys/b.key`, store: `${out}/b.sqlite`, handler: handler("booking.ts"), roots: [A],
+        name: "B", key: `${out}/keys/b.key`, store: `${out}/b.sqlite`, handler: exampleModule("booking"), roots: [A],
         act: ["travel"], forward: { [C]: `http://127.0.0.1:${cPort}/writ` },
         env: { MANDATE_DEMO_KEY: `${out}/keys/b.key`, MANDATE_DEMO_C_URL: `http://127.0.0.1:${cPort}/writ`, MANDATE_DEMO_C_DID: C },
         ...(ledger === undefined ? {} : { ledger })

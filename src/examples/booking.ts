@@ -1,4 +1,5 @@
-// B, the booking agent of the demo (spec Appendix A): a handler module for `mandate writ serve`.
+// B, the booking agent of the demo (spec Appendix A): a handler module for `mandate writ serve`
+// (shipped built as dist/examples/booking.js).
 // `travel/book` delegates the charge to C (section 7.5): it takes up the chain it runs under with
 // `holdChain` (its own key, MANDATE_DEMO_KEY), narrows it with `delegate` to a child writ for C
 // (`act` travel/charge, `amount` at most the booking's amount, one use), records that writ before
@@ -7,13 +8,13 @@
 // what was recorded). C never answering is `failed` with `undeliverable` (section 9.2).
 import { NodeContext } from "@effect/platform-node"
 import { Config, Duration, Effect, Layer, Option } from "effect"
-import type { JsonObject } from "../../kernel/json.js"
-import { isJsonObject } from "../../kernel/json.js"
-import { RandomBytes, Signer } from "../../kernel/services.js"
-import { postWrit } from "../../bind/writ-http/client.js"
-import { delegate, holdChain, makeCall } from "../../writ/issue.js"
-import type { ApplicationService, Operation, Outcome } from "../../writ/executor/services.js"
-import { readKeyFile } from "../writ-io.js"
+import type { JsonObject } from "../kernel/json.js"
+import { isJsonObject } from "../kernel/json.js"
+import { RandomBytes, Signer } from "../kernel/services.js"
+import { postWrit } from "../bind/writ-http/client.js"
+import { delegate, holdChain, makeCall } from "../writ/issue.js"
+import type { ApplicationService, Operation, Outcome } from "../writ/executor/services.js"
+import { readSeedFile } from "../app/inputs.js"
 import { REVERSAL_WINDOW } from "./payment.js"
 
 const settings = Config.all({
@@ -27,7 +28,7 @@ const num = (v: unknown): number => (typeof v === "number" ? v : 0)
 const book = (op: Operation): Effect.Effect<Outcome, unknown> =>
   Effect.gen(function*() {
     const cfg = yield* settings
-    const seed = yield* readKeyFile(cfg.key)
+    const seed = yield* readSeedFile(cfg.key)
     const keys = Layer.merge(Signer.fromSeed(seed), RandomBytes.live)
     return yield* Effect.gen(function*() {
       const held = yield* holdChain(op.chain)

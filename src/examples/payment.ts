@@ -1,4 +1,5 @@
-// C, the payment agent of the demo (spec Appendix A): a handler module for `mandate writ serve`.
+// C, the payment agent of the demo (spec Appendix A): a handler module for `mandate writ serve`
+// (shipped built as dist/examples/payment.js: `--handler dist/examples/payment.js`).
 // `travel/charge` charges (a fake charge, an id and the amount) and promises a reversal window in
 // `rev`; `sys/undo` refunds it. A charge whose args carry `hold` does not finish on its own: it
 // announces itself (a marker file in MANDATE_DEMO_SIGNAL_DIR, so the demo knows the work is in
@@ -8,7 +9,7 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Config, Duration, Effect, Option } from "effect"
-import type { ApplicationService, Operation, Outcome } from "../../writ/executor/services.js"
+import type { ApplicationService, Operation, Outcome } from "../writ/executor/services.js"
 
 /** The reversal window the demo's executors promise (section 6 `rev`). */
 export const REVERSAL_WINDOW = 86400
