@@ -13,7 +13,7 @@
 // Every reservation gets its own identity (a random nonce), so concurrent semantic duplicates in a
 // non-blocking mode never share one (seed: "so Shadow Mode does not alter agent behavior").
 import { Effect, Exit, Cause, Option, Ref, Schema } from "effect"
-import { Atomic, type LimitExhausted, type LimitSpec, Reservations } from "../accounting/reservations.js"
+import { Atomic, type LimitExhausted, type LimitSpec, Reservations, type Settled } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import { Action, type Cost, Decision, type Directive, type Mode, type TokenUsage } from "./model.js"
@@ -74,15 +74,18 @@ const MAX = 2n ** 62n
 
 const measureOf = (key: string): string => key.split("/")[2] ?? ""
 
-const min = (a: bigint, b: bigint) => (a < b ? a : b)
-
-/** What stays consumed on each draw for a run that cost `cost`; dedup units only on success. */
+/**
+ * What stays consumed on each draw for a run that cost `cost`; dedup units only on success. Tokens
+ * and USD are the actual usage in full, above the estimate too (seed: "Commit replaces the
+ * reservation with actual usage"): the budget binds on real spend, and the accounting core reports
+ * what went past the budget as overrun.
+ */
 const keptFor = (limits: ReadonlyArray<LimitSpec>, cost: Cost, success: boolean): Record<string, bigint> => {
   const out: Record<string, bigint> = {}
   for (const l of limits) {
     const m = measureOf(l.key)
-    out[l.key] = m === "tokens" ? min(BigInt(cost.tokens), l.amount)
-      : m === "usd" ? min(toNanos(cost.usd), l.amount)
+    out[l.key] = m === "tokens" ? BigInt(cost.tokens)
+      : m === "usd" ? toNanos(cost.usd)
       : m === "dedup" ? (success ? l.amount : 0n)
       : l.amount
   }
@@ -91,6 +94,17 @@ const keptFor = (limits: ReadonlyArray<LimitSpec>, cost: Cost, success: boolean)
 
 const sumMeasure = (limits: ReadonlyArray<LimitSpec>, kept: Record<string, bigint>, m: string) =>
   limits.filter((l) => measureOf(l.key) === m).reduce((s, l) => (kept[l.key] > s ? kept[l.key] : s), 0n)
+
+/** A settlement's overrun per measure (the largest over its draws of that measure), as settlement-line members. */
+const overrunFields = (settled: Settled) => {
+  const by = Object.fromEntries(settled.limits.map((l, i) => [l.key, settled.overrun[i] ?? 0n]))
+  const tokens = sumMeasure(settled.limits, by, "tokens")
+  const usd = sumMeasure(settled.limits, by, "usd")
+  return {
+    overrun: tokens > 0n || usd > 0n,
+    fields: { ...(tokens > 0n ? { overrun_tokens: tokens.toString() } : {}), ...(usd > 0n ? { overrun_usd: fromNanos(usd) } : {}) }
+  }
+}
 
 /** The limits for this action: draws with caps applied. */
 const limitsOf = (draws: ReadonlyArray<Draw>, caps: ReadonlyArray<{ key: string; by: bigint }>): Array<LimitSpec> =>
@@ -121,13 +135,13 @@ export const makeGuard = (config: GuardConfig) =>
         if (Exit.isSuccess(exit)) {
           const actual = exit.value.actual
           const kept = keptFor(limits, actual, true)
-          const capped = BigInt(actual.tokens) > sumMeasure(limits, kept, "tokens") && limits.some((l) => measureOf(l.key) === "tokens") ||
-            toNanos(actual.usd) > sumMeasure(limits, kept, "usd") && limits.some((l) => measureOf(l.key) === "usd")
-          yield* reservations.commit(id, kept)
+          const settled = yield* reservations.commit(id, kept)
+          const over = overrunFields(settled)
           yield* writer.append([{
-            ...base, state: "committed", reason: capped ? "actual_capped_at_estimate" : "committed", actual,
+            ...base, state: "committed", reason: over.overrun ? "budget_overrun" : "committed", actual,
             ...(exit.value.tokens !== undefined ? { tokens: exit.value.tokens } : {}),
-            kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd"))
+            kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")),
+            ...over.fields
           }])
           return
         }
@@ -143,10 +157,10 @@ export const makeGuard = (config: GuardConfig) =>
         const tag = Option.isSome(failure) && typeof failure.value === "object" && failure.value !== null && "_tag" in failure.value
           ? String((failure.value as { _tag: unknown })._tag).replace(/[^A-Za-z0-9_.:-]/g, "").slice(0, 64) || "Error"
           : Cause.isInterruptedOnly(exit.cause) ? "Interrupted" : "Defect"
-        yield* reservations.settleFailure(id, kept)
+        const settled = yield* reservations.settleFailure(id, kept)
         yield* writer.append([
           { type: "failure", run_id: runId, action_id: action.id, error: tag, measured: measured !== undefined },
-          { ...base, state: "failed", reason: "failure_settled", actual: spend, kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")) }
+          { ...base, state: "failed", reason: "failure_settled", actual: spend, kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")), ...overrunFields(settled).fields }
         ])
       }))
 

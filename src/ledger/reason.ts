@@ -19,7 +19,9 @@ export const LedgerReason = Schema.Literal(
   "released_on_abort", //              aborted with no external spend: everything given back
   "failure_settled", //                failed: measured or conservatively estimated spend kept
   "recovered_after_crash", //          a reservation left held by a dead process, settled on restart
-  "actual_capped_at_estimate", //      actual usage above the estimate: the excess is not budgeted
+  "budget_overrun", //                 the action ran and its actual usage, charged in full, went past the
+  //                                   budget: the excess is the settlement's overrun, the budget is exhausted
+  "actual_capped_at_estimate", //      written by earlier versions only (actual capped at the estimate); read, never written
   // --- typed failures of the ledger's own checks ---
   "non_json_metadata", //              fingerprint metadata that is not plain JSON (seed: no repr)
   "invalid_action", //                 an Action, Cost or TokenUsage that does not decode
@@ -59,6 +61,7 @@ export const SettlementReason = LedgerReason.pipe(Schema.pickLiteral(
   "released_on_abort",
   "failure_settled",
   "recovered_after_crash",
+  "budget_overrun",
   "actual_capped_at_estimate"
 ))
 export type SettlementReason = typeof SettlementReason.Type
