@@ -22,7 +22,7 @@ import type { Draw, Policy } from "./policy.js"
 import { type DecisionReason, ledgerError, LedgerError } from "./reason.js"
 import { fromNanos, toNanos } from "./usd.js"
 import { ValueEstimator } from "./value.js"
-import { LedgerWriter } from "./writer.js"
+import { type HeldReservation, LedgerWriter } from "./writer.js"
 import { type NegotiatedCapabilities, requireMode } from "./capability.js"
 import type { EventBody } from "./events.js"
 import { directiveEffect } from "./directive.js"
@@ -294,32 +294,52 @@ export const makeGuard = (config: GuardConfig) =>
      * Settles every reservation `owner` left held (a killed process): each keeps its whole
      * estimate (the action may have spent it) except the dedup unit, as a failure would.
      */
-    const recover = Effect.gen(function*() {
-      const held = yield* writer.held(owner)
-      let settled = 0
-      for (const h of held) {
-        yield* atomic.transaction(Effect.gen(function*() {
-          const r = yield* reservations.get(h.id)
-          if (Option.isNone(r)) return
-          const kept: Record<string, bigint> = {}
-          for (const l of r.value.limits) kept[l.key] = measureOf(l.key) === "dedup" ? 0n : l.amount
-          const final = r.value.state === "held" ? yield* reservations.settleFailure(h.id, kept) : r.value
-          const keptTokens = sumMeasure(final.limits, Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]])), "tokens")
-          const keptUsd = sumMeasure(final.limits, Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]])), "usd")
-          yield* writer.append([{
-            type: "settlement", run_id: h.run_id, action_id: h.action_id, reservation_id: h.id,
-            state: final.state === "held" ? "failed" : final.state, reason: "recovered_after_crash",
-            actual: { tokens: Number(keptTokens), usd: fromNanos(keptUsd), latency_ms: 0, risk: 0 },
-            kept_tokens: keptTokens.toString(), kept_usd: fromNanos(keptUsd)
-          }])
-          settled++
-        }))
-      }
-      return settled
-    })
+    const recover = Effect.flatMap(writer.held(owner), (held) => recoverHeld(held, "keep")).pipe(
+      Effect.provideService(Reservations, reservations),
+      Effect.provideService(Atomic, atomic),
+      Effect.provideService(LedgerWriter, writer)
+    )
 
     return { guard, guardDetailed, recover, config } as const
   }).pipe(Effect.withSpan("ledger.makeGuard"))
 
 export type Guard = Effect.Effect.Success<ReturnType<typeof makeGuard>>
+
+/**
+ * Settles reservations a dead process left held (seed "Failure settlement records measured or
+ * conservatively estimated spend from a failed external action"), each with a `recovered_after_crash`
+ * settlement line in the same atomic step. "keep": the whole estimate stays consumed (the action may
+ * have spent it) but the dedup unit is given back, as a failure would; "release": everything is given
+ * back, for an operator who knows the action never spent. One already settled (by its own process
+ * before it died, or by another recovery) is only recorded, never settled twice. Answers how many.
+ */
+export const recoverHeld = (held: ReadonlyArray<HeldReservation>, how: "keep" | "release") =>
+  Effect.gen(function*() {
+    const reservations = yield* Reservations
+    const atomic = yield* Atomic
+    const writer = yield* LedgerWriter
+    let settled = 0
+    for (const h of held) {
+      yield* atomic.transaction(Effect.gen(function*() {
+        const r = yield* reservations.get(h.id)
+        if (Option.isNone(r)) return
+        const kept: Record<string, bigint> = {}
+        for (const l of r.value.limits) kept[l.key] = how === "release" || measureOf(l.key) === "dedup" ? 0n : l.amount
+        const final = r.value.state === "held"
+          ? (how === "release" ? yield* reservations.release(h.id) : yield* reservations.settleFailure(h.id, kept))
+          : r.value
+        const byKey = Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]]))
+        const keptTokens = sumMeasure(final.limits, byKey, "tokens")
+        const keptUsd = sumMeasure(final.limits, byKey, "usd")
+        yield* writer.append([{
+          type: "settlement", run_id: h.run_id, action_id: h.action_id, reservation_id: h.id,
+          state: final.state === "held" ? "failed" : final.state, reason: "recovered_after_crash",
+          actual: { tokens: Number(keptTokens), usd: fromNanos(keptUsd), latency_ms: 0, risk: 0 },
+          kept_tokens: keptTokens.toString(), kept_usd: fromNanos(keptUsd)
+        }])
+        settled++
+      }))
+    }
+    return settled
+  }).pipe(Effect.withSpan("ledger.recoverHeld"))
 export { LedgerError }

@@ -38,6 +38,8 @@ export const LedgerReason = Schema.Literal(
   "unsupported_version", //            a schema version this reader does not know
   "mode_mismatch", //                  an operation the ledger's declared mode forbids
   "ledger_exists", //                  init over an existing ledger
+  "file_missing", //                   a named input file (events, export) that does not exist
+  "invalid_argument", //               a command's arguments that do not say what to do (e.g. recover with no scope)
   "ledger_missing" //                  a ledger that was never initialised
 )
 export type LedgerReason = typeof LedgerReason.Type
