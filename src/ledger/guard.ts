@@ -12,11 +12,11 @@
 //      the dedup unit is given back on failure, so a failed action is never a completed duplicate.
 // Every reservation gets its own identity (a random nonce), so concurrent semantic duplicates in a
 // non-blocking mode never share one (seed: "so Shadow Mode does not alter agent behavior").
-import { Effect, Exit, Cause, Option, Ref, Schema } from "effect"
+import { Cause, Effect, Either, Exit, Option, Ref, Schema } from "effect"
 import { Atomic, type LimitExhausted, type LimitSpec, Reservations, type Settled } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
-import { Action, type Cost, Decision, type Directive, type Mode, type TokenUsage } from "./model.js"
+import { type Action, type Cost, Decision, decodeAction, type Directive, Id, type Mode, type TokenUsage } from "./model.js"
 import { fingerprint } from "./fingerprint.js"
 import type { Draw, Policy } from "./policy.js"
 import { type DecisionReason, ledgerError, LedgerError } from "./reason.js"
@@ -179,9 +179,14 @@ export const makeGuard = (config: GuardConfig) =>
       depth = 0
     ): Effect.Effect<{ readonly value: A; readonly decision: Decision }, E | GuardAbort | ActionDenied | DirectiveIssued | LedgerError | StoreError, R> =>
       Effect.gen(function*() {
-        const action = yield* Schema.validate(Action)(proposed).pipe(
-          Effect.mapError((e) => ledgerError("invalid_action", e.message.slice(0, 500)))
-        )
+        const decoded = yield* Effect.either(decodeAction(proposed))
+        if (Either.isLeft(decoded)) {
+          // Enforce refuses with the documented code; shadow and recommend never block (seed: "every
+          // proposed action is applied"): a would-refuse is recorded and the action runs.
+          if (mode === "enforce") return yield* decoded.left
+          return yield* wouldRefuseUndecoded(proposed, decoded.left.reason, run)
+        }
+        const action = decoded.right
         const fp = yield* fingerprint(action, "exact")
         const decision = (recommended: boolean, reason: DecisionReason, directive: Directive, policy?: string): Decision => ({
           action_id: action.id, mode, allowed: mode === "enforce" ? recommended : true, recommended, reason, directive,
@@ -254,6 +259,24 @@ export const makeGuard = (config: GuardConfig) =>
         }
         return yield* runLifted(action, id, limits, run, options, decision(false, verdict.reason, verdict.directive, verdict.policy), reserveAndRecord, unrecorded)
       }).pipe(Effect.withSpan("ledger.guard", { attributes: { kind: proposed.kind, mode, depth } }))
+
+    /**
+     * Shadow and recommend, for an action that does not decode: its decision (not recommended, the
+     * documented code) is recorded under its id, or a fresh `invalid-<hex>` id when the id itself is
+     * what is wrong, and the action runs. Nothing describes what it would draw on, so no budget is
+     * reserved for it; a ledger that cannot record it is logged, and the action still runs.
+     */
+    const wouldRefuseUndecoded = <A, E, R>(proposed: unknown, reason: DecisionReason, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>) =>
+      Effect.gen(function*() {
+        const given = typeof proposed === "object" && proposed !== null ? (proposed as { id?: unknown }).id : undefined
+        const actionId = Schema.is(Id)(given) ? given : `invalid-${Buffer.from(yield* random.bytes(8)).toString("hex")}`
+        const d: Decision = { action_id: actionId, mode, allowed: true, recommended: false, reason, directive: { _tag: "deny" }, fingerprint: "" }
+        yield* writer.append([{ type: "decision", run_id: runId, decision: d }]).pipe(
+          Effect.catchAll((e) => Effect.logWarning("ledger guard: not recorded", e))
+        )
+        const r = yield* run
+        return { value: r.value, decision: d }
+      })
 
     /**
      * A non-blocking mode applies what was not recommended: the same draws, their limits lifted, so

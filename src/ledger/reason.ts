@@ -53,7 +53,13 @@ export const DecisionReason = LedgerReason.pipe(Schema.pickLiteral(
   "duplicate_action",
   "verification_reserve_protected",
   "value_below_cost",
-  "directive_issued"
+  "directive_issued",
+  // An action whose description does not decode: shadow and recommend record it as a would-refuse
+  // with one of these, and run it; enforce refuses it with the same code (guard.ts).
+  "invalid_action",
+  "non_json_metadata",
+  "invalid_usd",
+  "token_usage_not_additive"
 ))
 export type DecisionReason = typeof DecisionReason.Type
 

@@ -112,13 +112,13 @@ describe("guard, enforce", () => {
     Effect.gen(function*() {
       const g = yield* guardFor({ policy: dedup("exact") })
       const bad = yield* Effect.flip(g.guard(action("x", { when: new Map() }, cost(0, "0")), ran(0, cost(0, "0"))))
-      expect(bad).toMatchObject({ _tag: "LedgerError", reason: "invalid_action" })
+      expect(bad).toMatchObject({ _tag: "LedgerError", reason: "non_json_metadata" })
       const tokens = { uncached_input: 1, cached_input: 2, output: 3, reasoning: 4, total: 11 }
       const nonAdditive = yield* Effect.flip(g.guard(action("x", {}, cost(0, "0"), { tokens_estimate: tokens }), ran(0, cost(0, "0"))))
-      expect(nonAdditive).toMatchObject({ _tag: "LedgerError", reason: "invalid_action" })
+      expect(nonAdditive).toMatchObject({ _tag: "LedgerError", reason: "token_usage_not_additive" })
       expect(nonAdditive._tag === "LedgerError" && nonAdditive.detail).toContain("token_usage_not_additive")
       const usd = yield* Effect.flip(g.guard(action("x", {}, cost(0, "0.0000000001")), ran(0, cost(0, "0"))))
-      expect(usd._tag === "LedgerError" && usd.detail).toContain("invalid_usd")
+      expect(usd).toMatchObject({ _tag: "LedgerError", reason: "invalid_usd" })
     }).pipe(Effect.provide(memoryLedger())))
 })
 
