@@ -19,6 +19,7 @@ import {
 } from "../../src/ledger/index.js"
 import { pgReachable } from "../accounting/pg.js"
 import { action, cost, events, guardFor, memoryLedger, ran } from "./harness.js"
+import { runWorker } from "./processes.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-real-spend-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -117,6 +118,26 @@ describe("the budget binds on real spend", () => {
         expect(audit.used - limit <= audit.overrun || audit.used <= limit).toBe(true)
       }
     ), { seed: 19, numRuns: label === "sqlite" ? 12 : 8 })
+
+  it("the budget binds on real spend: worker processes on one SQLite file, actuals above estimates", async () => {
+    const where = join(dir, "workers.db")
+    await Effect.runPromise(Effect.provide(createLedger({ ledger: "proof", mode: "local_full", key: undefined }), openStores(parseLocation(where), { ledger: "proof" })))
+    const tallies = await Promise.all([0, 1].map((w) => runWorker({ where, owner: `w${w}`, n: 120, budget: "4.00", from: w * 1000, concurrency: 8, overEvery: 4 })))
+    expect(tallies.flatMap((t) => t!.other)).toEqual([])
+    // The real spend passed the budget, and later actions were refused.
+    expect(tallies.reduce((a, t) => a + t!.denied, 0)).toBeGreaterThan(0)
+    const audit = await Effect.runPromise(Effect.gen(function*() {
+      return { used: yield* usedUsd("proof"), ...(yield* readBack) }
+    }).pipe(Effect.provide(openStores(parseLocation(where), { ledger: "proof" }))))
+    expect(audit.used).toBe(audit.actual)
+    expect(audit.statsUsd).toBe(audit.actual)
+    expect(audit.aggUsd).toBe(audit.actual)
+    // Exhausted: used reached the budget; what it ends over it by is covered by the overruns recorded
+    // (each settlement's overrun is what it took past the limit at the time; a later settlement for
+    // less than its reservation may give some of the excess back).
+    expect(audit.used).toBeGreaterThanOrEqual(4_000_000_000n)
+    expect(audit.overrun >= audit.used - 4_000_000_000n).toBe(true)
+  }, 240_000)
 
   let round = 0
   it("the budget binds on real spend: budget used == sum of actual costs, several handles on one SQLite file (property)", async () => {
