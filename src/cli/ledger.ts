@@ -244,9 +244,16 @@ const recoverCommand = Command.make("recover", {
   }
   if (Option.isSome(o.expireAfter) && o.expireAfter.value < 0) return yield* ledgerError("invalid_argument", "--expire-after must not be negative")
   const writer = yield* LedgerWriter
-  const byOwner = Option.isSome(o.owner) ? new Set((yield* writer.held(o.owner.value)).map((h) => h.id)) : undefined
+  // By owner: the store's index of held reservations (raw ids in every mode).
+  const owned = Option.isSome(o.owner) ? yield* writer.held(o.owner.value) : undefined
+  if (owned !== undefined && Option.isNone(o.expireAfter)) {
+    const n = yield* recoverHeld(owned, o.release ? "release" : "keep")
+    return yield* Console.log(`recovered ${n} held reservation${n === 1 ? "" : "s"} (${o.release ? "released" : "estimates kept, dedup units given back"})`)
+  }
+  const byOwner = owned === undefined ? undefined : new Set(owned.map((h) => h.id))
   // Expiry reads the ledger itself: a reservation line with no settlement line after it is held,
-  // since the time on its line. Line times are what the ledger recorded (in safe_telemetry, the hour).
+  // since the time on its line. Line times are what the ledger recorded (in safe_telemetry, the hour,
+  // and its ids are pseudonyms that name no reservation: there, recover by owner).
   const now = yield* Clock.currentTimeMillis
   const open = new Map<string, HeldReservation & { at: number }>()
   yield* Stream.runForEach(Stream.unwrap(events), (e) => Effect.sync(() => {
