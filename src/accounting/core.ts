@@ -18,6 +18,7 @@ import {
   type ReserveError,
   type ReserveRequest,
   type SettleError,
+  type Settled,
   SettlementInvalid
 } from "./reservations.js"
 import { StoreError } from "./store-error.js"
@@ -58,6 +59,16 @@ const sortedDistinct = (keys: Iterable<string>): Array<string> =>
  */
 export const firstShort = (limits: ReadonlyArray<LimitSpec>, used: ReadonlyArray<bigint>): number =>
   limits.findIndex((l, i) => used[i] + l.amount > l.limit)
+
+/**
+ * What a settlement that adds `delta` to a key used `before` takes beyond `limit`: how much it grew
+ * the excess over the limit (an excess that was there before is another settlement's overrun).
+ */
+export const overrunOf = (before: bigint, delta: bigint, limit: bigint): bigint => {
+  const over = (u: bigint) => (u > limit ? u - limit : 0n)
+  const grown = over(before + delta) - over(before)
+  return grown > 0n ? grown : 0n
+}
 
 /** The reserve step composed from a backend's primitives, inside its `atomic`. */
 const composedStep = (backend: ReservationBackend) => (reservation: Reservation): Effect.Effect<ReserveStep, StoreError> =>
@@ -120,7 +131,7 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
     target: Exclude<ReservationState, "held">,
     actual: Actual | undefined,
     keepDefault: (r: Reservation, i: number) => bigint
-  ): Effect.Effect<Reservation, SettleError> =>
+  ): Effect.Effect<Settled, SettleError> =>
     backend.atomic(Effect.gen(function*() {
       yield* backend.lockId(id)
       const found = yield* backend.load(id)
@@ -128,7 +139,7 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
       const r = found.value
       if (r.state !== "held") {
         // Settling the same way again answers with the first settlement; another way is refused.
-        if (r.state === target) return r
+        if (r.state === target) return { ...r, overrun: r.limits.map(() => 0n) }
         return yield* new ReservationSettled({ id, state: r.state })
       }
       if (actual !== undefined) {
@@ -137,7 +148,10 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
           if (i < 0) return yield* new SettlementInvalid({ id, key, reason: "unknown_key" })
           const a = actual[key]
           if (a < 0n) return yield* new SettlementInvalid({ id, key, reason: "negative_amount" })
-          if (a > r.consumed[i]) return yield* new SettlementInvalid({ id, key, reason: "exceeds_reserved" })
+          // An actual above what was reserved is charged in full (ledger seed: "Commit replaces the
+          // reservation with actual usage"; failure settlement "records measured ... spend"): the spend
+          // already happened, so capping it would let a budget be passed unseen. What it takes beyond
+          // the limit is reported as `overrun`, and the limit is then exhausted for every later reserve.
         }
       }
       const consumed = r.limits.map((l, i) =>
@@ -150,14 +164,20 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
       yield* backend.update(settled)
       // The limit rows last, as in a reserve: a hot limit's row is locked for the least time
       // (issue 13 item 5), and in the same order (id, reservation row, sorted keys) as reserves take.
+      const overrun = r.limits.map(() => 0n)
       if (deltas.length > 0) {
-        yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))
+        const before = yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))
         yield* backend.addUsage(deltas)
+        r.limits.forEach((l, i) => {
+          const delta = consumed[i] - r.consumed[i]
+          if (delta <= 0n) return
+          overrun[i] = overrunOf(before.get(l.key) ?? 0n, delta, l.limit)
+        })
       }
-      return settled
+      return { ...settled, overrun }
     }))
 
-  const annotated = (id: string, self: Effect.Effect<Reservation, SettleError>) =>
+  const annotated = (id: string, self: Effect.Effect<Settled, SettleError>) =>
     Effect.zipRight(Effect.annotateCurrentSpan("reservation", id), self)
 
   return {

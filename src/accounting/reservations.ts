@@ -7,7 +7,8 @@
 // common scale per key first (YEA §5.1: amount × 10^−scale, compared in bigint), see decimal.ts.
 //
 // Life of a reservation (idempotency id chosen by the caller):
-//   reserve  --> held --commit-->        committed  (consumption stays; may settle for less)
+//   reserve  --> held --commit-->        committed  (consumption stays; settles for the actual,
+//                                                    less or more: more is charged in full)
 //                     --release-->       released   (everything given back)
 //                     --settleFailure--> failed     (stays consumed or is given back, as the
 //                                                    reservation's `onFailure` says, or a
@@ -60,6 +61,16 @@ export interface Reservation {
   readonly consumed: ReadonlyArray<bigint>
 }
 
+/** The answer to a settlement: the reservation as settled, and what it took beyond its limits. */
+export interface Settled extends Reservation {
+  /**
+   * Per limit, in the order of `limits`: how much this settlement grew the key's consumption beyond
+   * the limit (an actual above the reservation that the remaining budget did not cover). 0 when it
+   * fitted, and on a repeated settlement (the first one reported it).
+   */
+  readonly overrun: ReadonlyArray<bigint>
+}
+
 /** The answer to `reserve`: the reservation, and whether it already existed under this id. */
 export interface Reserved extends Reservation {
   /** true when the id was already reserved: nothing new was consumed. */
@@ -67,8 +78,8 @@ export interface Reserved extends Reservation {
 }
 
 /**
- * Actual amounts for a settlement, by key. Keys left out keep their full reserved amount.
- * Each amount must be between 0 and the reserved amount for that key.
+ * Actual amounts for a settlement, by key. Keys left out keep their full reserved amount. An amount
+ * must not be negative; one above the reserved amount is charged in full (see Settled.overrun).
  */
 export type Actual = Readonly<Record<string, bigint>>
 
@@ -120,10 +131,10 @@ export class ReservationSettled extends Schema.TaggedError<ReservationSettled>()
   state: Schema.Literal("committed", "released", "failed")
 }) {}
 
-export const SettlementInvalidReason = Schema.Literal("unknown_key", "negative_amount", "exceeds_reserved")
+export const SettlementInvalidReason = Schema.Literal("unknown_key", "negative_amount")
 export type SettlementInvalidReason = typeof SettlementInvalidReason.Type
 
-/** An `actual` amount that names a key not in the reservation, is negative, or exceeds what was reserved. */
+/** An `actual` amount that names a key not in the reservation, or is negative. */
 export class SettlementInvalid extends Schema.TaggedError<SettlementInvalid>()("SettlementInvalid", {
   id: Schema.String,
   key: Schema.String,
@@ -144,16 +155,20 @@ export interface ReservationsService {
    * Race-free against every other reserve on the same store, across processes for SQL stores.
    */
   readonly reserve: (request: ReserveRequest) => Effect.Effect<Reserved, ReserveError>
-  /** Consumption stays. With `actual`, settles for smaller amounts (the difference is given back). */
-  readonly commit: (id: string, actual?: Actual) => Effect.Effect<Reservation, SettleError>
+  /**
+   * Consumption stays. With `actual`, settles for the actual amounts: a smaller one gives the
+   * difference back, a larger one is charged in full even past the limit (reported as `overrun`;
+   * every later reserve on that key is then refused until consumption falls under the limit).
+   */
+  readonly commit: (id: string, actual?: Actual) => Effect.Effect<Settled, SettleError>
   /** Everything reserved is given back. */
-  readonly release: (id: string) => Effect.Effect<Reservation, SettleError>
+  readonly release: (id: string) => Effect.Effect<Settled, SettleError>
   /**
    * The operation failed. With `actual` (measured or conservatively estimated spend), those amounts
    * stay consumed; without, the reservation's `onFailure` decides: "consume" keeps all of it,
    * "release" gives all of it back.
    */
-  readonly settleFailure: (id: string, actual?: Actual) => Effect.Effect<Reservation, SettleError>
+  readonly settleFailure: (id: string, actual?: Actual) => Effect.Effect<Settled, SettleError>
   /** The reservation under `id`, if any. */
   readonly get: (id: string) => Effect.Effect<Option.Option<Reservation>, StoreError>
   /** Current consumption of `key`: held + committed + failed-and-kept (0 for an unknown key). */

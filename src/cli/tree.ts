@@ -85,7 +85,8 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "stats", description: "Group the ledger by protocol, principal and reason, with a plain-language summary", load: () => import("./ledger.js").then((m) => m.ledgerStatsCommand) },
       { name: "export", description: "Export the lines (local_full, safe_telemetry) or --mode aggregate_export (groups under --min-group suppressed)", load: () => import("./ledger.js").then((m) => m.ledgerExportCommand) },
       { name: "verify", description: "Check every line's schema and hash chain against the head the store recorded", load: () => import("./ledger.js").then((m) => m.ledgerVerifyCommand) },
-      { name: "replay", description: "What --policy P would have recommended for every recorded action, and the diff (not causal)", load: () => import("./ledger.js").then((m) => m.ledgerReplayCommand) }
+      { name: "replay", description: "What --policy P would have recommended for every recorded action, and the diff (not causal)", load: () => import("./ledger.js").then((m) => m.ledgerReplayCommand) },
+      { name: "recover", description: "Settle the reservations a dead process left held: --owner OWNER and/or --expire-after SECONDS; --release gives them back", load: () => import("./ledger.js").then((m) => m.ledgerRecoverCommand) }
     ]
   },
   {

@@ -48,9 +48,12 @@ export const SettlementBody = Schema.Struct({
   /** What the action actually cost (measured, or the conservative estimate on failure). */
   actual: Cost,
   tokens: Schema.optional(TokenUsage),
-  /** What stays consumed against the budgets (capped at the reservation). */
+  /** What stays consumed against the budgets: the actual usage, in full (0 when released). */
   kept_tokens: Amount,
-  kept_usd: UsdNonNegative
+  kept_usd: UsdNonNegative,
+  /** What the kept usage took beyond the remaining budget (present only when it did). */
+  overrun_tokens: Schema.optional(Amount),
+  overrun_usd: Schema.optional(UsdNonNegative)
 })
 
 export const FailureBody = Schema.Struct({

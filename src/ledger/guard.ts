@@ -12,17 +12,17 @@
 //      the dedup unit is given back on failure, so a failed action is never a completed duplicate.
 // Every reservation gets its own identity (a random nonce), so concurrent semantic duplicates in a
 // non-blocking mode never share one (seed: "so Shadow Mode does not alter agent behavior").
-import { Effect, Exit, Cause, Option, Ref, Schema } from "effect"
-import { Atomic, type LimitExhausted, type LimitSpec, Reservations } from "../accounting/reservations.js"
+import { Cause, Effect, Either, Exit, Option, Ref, Schema } from "effect"
+import { Atomic, type LimitExhausted, type LimitSpec, Reservations, type Settled } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
-import { Action, type Cost, Decision, type Directive, type Mode, type TokenUsage } from "./model.js"
+import { type Action, type Cost, Decision, decodeAction, type Directive, Id, type Mode, type TokenUsage } from "./model.js"
 import { fingerprint } from "./fingerprint.js"
 import type { Draw, Policy } from "./policy.js"
 import { type DecisionReason, ledgerError, LedgerError } from "./reason.js"
 import { fromNanos, toNanos } from "./usd.js"
 import { ValueEstimator } from "./value.js"
-import { LedgerWriter } from "./writer.js"
+import { type HeldReservation, LedgerWriter } from "./writer.js"
 import { type NegotiatedCapabilities, requireMode } from "./capability.js"
 import type { EventBody } from "./events.js"
 import { directiveEffect } from "./directive.js"
@@ -74,15 +74,18 @@ const MAX = 2n ** 62n
 
 const measureOf = (key: string): string => key.split("/")[2] ?? ""
 
-const min = (a: bigint, b: bigint) => (a < b ? a : b)
-
-/** What stays consumed on each draw for a run that cost `cost`; dedup units only on success. */
+/**
+ * What stays consumed on each draw for a run that cost `cost`; dedup units only on success. Tokens
+ * and USD are the actual usage in full, above the estimate too (seed: "Commit replaces the
+ * reservation with actual usage"): the budget binds on real spend, and the accounting core reports
+ * what went past the budget as overrun.
+ */
 const keptFor = (limits: ReadonlyArray<LimitSpec>, cost: Cost, success: boolean): Record<string, bigint> => {
   const out: Record<string, bigint> = {}
   for (const l of limits) {
     const m = measureOf(l.key)
-    out[l.key] = m === "tokens" ? min(BigInt(cost.tokens), l.amount)
-      : m === "usd" ? min(toNanos(cost.usd), l.amount)
+    out[l.key] = m === "tokens" ? BigInt(cost.tokens)
+      : m === "usd" ? toNanos(cost.usd)
       : m === "dedup" ? (success ? l.amount : 0n)
       : l.amount
   }
@@ -91,6 +94,17 @@ const keptFor = (limits: ReadonlyArray<LimitSpec>, cost: Cost, success: boolean)
 
 const sumMeasure = (limits: ReadonlyArray<LimitSpec>, kept: Record<string, bigint>, m: string) =>
   limits.filter((l) => measureOf(l.key) === m).reduce((s, l) => (kept[l.key] > s ? kept[l.key] : s), 0n)
+
+/** A settlement's overrun per measure (the largest over its draws of that measure), as settlement-line members. */
+const overrunFields = (settled: Settled) => {
+  const by = Object.fromEntries(settled.limits.map((l, i) => [l.key, settled.overrun[i] ?? 0n]))
+  const tokens = sumMeasure(settled.limits, by, "tokens")
+  const usd = sumMeasure(settled.limits, by, "usd")
+  return {
+    overrun: tokens > 0n || usd > 0n,
+    fields: { ...(tokens > 0n ? { overrun_tokens: tokens.toString() } : {}), ...(usd > 0n ? { overrun_usd: fromNanos(usd) } : {}) }
+  }
+}
 
 /** The limits for this action: draws with caps applied. */
 const limitsOf = (draws: ReadonlyArray<Draw>, caps: ReadonlyArray<{ key: string; by: bigint }>): Array<LimitSpec> =>
@@ -121,13 +135,13 @@ export const makeGuard = (config: GuardConfig) =>
         if (Exit.isSuccess(exit)) {
           const actual = exit.value.actual
           const kept = keptFor(limits, actual, true)
-          const capped = BigInt(actual.tokens) > sumMeasure(limits, kept, "tokens") && limits.some((l) => measureOf(l.key) === "tokens") ||
-            toNanos(actual.usd) > sumMeasure(limits, kept, "usd") && limits.some((l) => measureOf(l.key) === "usd")
-          yield* reservations.commit(id, kept)
+          const settled = yield* reservations.commit(id, kept)
+          const over = overrunFields(settled)
           yield* writer.append([{
-            ...base, state: "committed", reason: capped ? "actual_capped_at_estimate" : "committed", actual,
+            ...base, state: "committed", reason: over.overrun ? "budget_overrun" : "committed", actual,
             ...(exit.value.tokens !== undefined ? { tokens: exit.value.tokens } : {}),
-            kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd"))
+            kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")),
+            ...over.fields
           }])
           return
         }
@@ -143,10 +157,10 @@ export const makeGuard = (config: GuardConfig) =>
         const tag = Option.isSome(failure) && typeof failure.value === "object" && failure.value !== null && "_tag" in failure.value
           ? String((failure.value as { _tag: unknown })._tag).replace(/[^A-Za-z0-9_.:-]/g, "").slice(0, 64) || "Error"
           : Cause.isInterruptedOnly(exit.cause) ? "Interrupted" : "Defect"
-        yield* reservations.settleFailure(id, kept)
+        const settled = yield* reservations.settleFailure(id, kept)
         yield* writer.append([
           { type: "failure", run_id: runId, action_id: action.id, error: tag, measured: measured !== undefined },
-          { ...base, state: "failed", reason: "failure_settled", actual: spend, kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")) }
+          { ...base, state: "failed", reason: "failure_settled", actual: spend, kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")), ...overrunFields(settled).fields }
         ])
       }))
 
@@ -165,9 +179,14 @@ export const makeGuard = (config: GuardConfig) =>
       depth = 0
     ): Effect.Effect<{ readonly value: A; readonly decision: Decision }, E | GuardAbort | ActionDenied | DirectiveIssued | LedgerError | StoreError, R> =>
       Effect.gen(function*() {
-        const action = yield* Schema.validate(Action)(proposed).pipe(
-          Effect.mapError((e) => ledgerError("invalid_action", e.message.slice(0, 500)))
-        )
+        const decoded = yield* Effect.either(decodeAction(proposed))
+        if (Either.isLeft(decoded)) {
+          // Enforce refuses with the documented code; shadow and recommend never block (seed: "every
+          // proposed action is applied"): a would-refuse is recorded and the action runs.
+          if (mode === "enforce") return yield* decoded.left
+          return yield* wouldRefuseUndecoded(proposed, decoded.left.reason, run)
+        }
+        const action = decoded.right
         const fp = yield* fingerprint(action, "exact")
         const decision = (recommended: boolean, reason: DecisionReason, directive: Directive, policy?: string): Decision => ({
           action_id: action.id, mode, allowed: mode === "enforce" ? recommended : true, recommended, reason, directive,
@@ -242,6 +261,24 @@ export const makeGuard = (config: GuardConfig) =>
       }).pipe(Effect.withSpan("ledger.guard", { attributes: { kind: proposed.kind, mode, depth } }))
 
     /**
+     * Shadow and recommend, for an action that does not decode: its decision (not recommended, the
+     * documented code) is recorded under its id, or a fresh `invalid-<hex>` id when the id itself is
+     * what is wrong, and the action runs. Nothing describes what it would draw on, so no budget is
+     * reserved for it; a ledger that cannot record it is logged, and the action still runs.
+     */
+    const wouldRefuseUndecoded = <A, E, R>(proposed: unknown, reason: DecisionReason, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>) =>
+      Effect.gen(function*() {
+        const given = typeof proposed === "object" && proposed !== null ? (proposed as { id?: unknown }).id : undefined
+        const actionId = Schema.is(Id)(given) ? given : `invalid-${Buffer.from(yield* random.bytes(8)).toString("hex")}`
+        const d: Decision = { action_id: actionId, mode, allowed: true, recommended: false, reason, directive: { _tag: "deny" }, fingerprint: "" }
+        yield* writer.append([{ type: "decision", run_id: runId, decision: d }]).pipe(
+          Effect.catchAll((e) => Effect.logWarning("ledger guard: not recorded", e))
+        )
+        const r = yield* run
+        return { value: r.value, decision: d }
+      })
+
+    /**
      * A non-blocking mode applies what was not recommended: the same draws, their limits lifted, so
      * the spend is still accounted; the decision keeps the recommendation.
      */
@@ -280,32 +317,52 @@ export const makeGuard = (config: GuardConfig) =>
      * Settles every reservation `owner` left held (a killed process): each keeps its whole
      * estimate (the action may have spent it) except the dedup unit, as a failure would.
      */
-    const recover = Effect.gen(function*() {
-      const held = yield* writer.held(owner)
-      let settled = 0
-      for (const h of held) {
-        yield* atomic.transaction(Effect.gen(function*() {
-          const r = yield* reservations.get(h.id)
-          if (Option.isNone(r)) return
-          const kept: Record<string, bigint> = {}
-          for (const l of r.value.limits) kept[l.key] = measureOf(l.key) === "dedup" ? 0n : l.amount
-          const final = r.value.state === "held" ? yield* reservations.settleFailure(h.id, kept) : r.value
-          const keptTokens = sumMeasure(final.limits, Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]])), "tokens")
-          const keptUsd = sumMeasure(final.limits, Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]])), "usd")
-          yield* writer.append([{
-            type: "settlement", run_id: h.run_id, action_id: h.action_id, reservation_id: h.id,
-            state: final.state === "held" ? "failed" : final.state, reason: "recovered_after_crash",
-            actual: { tokens: Number(keptTokens), usd: fromNanos(keptUsd), latency_ms: 0, risk: 0 },
-            kept_tokens: keptTokens.toString(), kept_usd: fromNanos(keptUsd)
-          }])
-          settled++
-        }))
-      }
-      return settled
-    })
+    const recover = Effect.flatMap(writer.held(owner), (held) => recoverHeld(held, "keep")).pipe(
+      Effect.provideService(Reservations, reservations),
+      Effect.provideService(Atomic, atomic),
+      Effect.provideService(LedgerWriter, writer)
+    )
 
     return { guard, guardDetailed, recover, config } as const
   }).pipe(Effect.withSpan("ledger.makeGuard"))
 
 export type Guard = Effect.Effect.Success<ReturnType<typeof makeGuard>>
+
+/**
+ * Settles reservations a dead process left held (seed "Failure settlement records measured or
+ * conservatively estimated spend from a failed external action"), each with a `recovered_after_crash`
+ * settlement line in the same atomic step. "keep": the whole estimate stays consumed (the action may
+ * have spent it) but the dedup unit is given back, as a failure would; "release": everything is given
+ * back, for an operator who knows the action never spent. One already settled (by its own process
+ * before it died, or by another recovery) is only recorded, never settled twice. Answers how many.
+ */
+export const recoverHeld = (held: ReadonlyArray<HeldReservation>, how: "keep" | "release") =>
+  Effect.gen(function*() {
+    const reservations = yield* Reservations
+    const atomic = yield* Atomic
+    const writer = yield* LedgerWriter
+    let settled = 0
+    for (const h of held) {
+      yield* atomic.transaction(Effect.gen(function*() {
+        const r = yield* reservations.get(h.id)
+        if (Option.isNone(r)) return
+        const kept: Record<string, bigint> = {}
+        for (const l of r.value.limits) kept[l.key] = how === "release" || measureOf(l.key) === "dedup" ? 0n : l.amount
+        const final = r.value.state === "held"
+          ? (how === "release" ? yield* reservations.release(h.id) : yield* reservations.settleFailure(h.id, kept))
+          : r.value
+        const byKey = Object.fromEntries(final.limits.map((l, i) => [l.key, final.consumed[i]]))
+        const keptTokens = sumMeasure(final.limits, byKey, "tokens")
+        const keptUsd = sumMeasure(final.limits, byKey, "usd")
+        yield* writer.append([{
+          type: "settlement", run_id: h.run_id, action_id: h.action_id, reservation_id: h.id,
+          state: final.state === "held" ? "failed" : final.state, reason: "recovered_after_crash",
+          actual: { tokens: Number(keptTokens), usd: fromNanos(keptUsd), latency_ms: 0, risk: 0 },
+          kept_tokens: keptTokens.toString(), kept_usd: fromNanos(keptUsd)
+        }])
+        settled++
+      }))
+    }
+    return settled
+  }).pipe(Effect.withSpan("ledger.recoverHeld"))
 export { LedgerError }

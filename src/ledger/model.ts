@@ -1,9 +1,9 @@
 // The ledger's data model, one Effect Schema each (issue 9 item 1; seed "Action, Cost, and
 // TokenUsage", "Outcome", "Value estimate and estimator state"). Wire names are snake_case, as in
 // the JSONL ledger; amounts of USD are exact decimal strings (usd.ts).
-import { Schema } from "effect"
-import { JsonObject } from "./json.js"
-import { DecisionReason } from "./reason.js"
+import { Effect, Schema } from "effect"
+import { JsonObject, jsonProblem } from "./json.js"
+import { DecisionReason, ledgerError, type LedgerError } from "./reason.js"
 import { Usd, UsdNonNegative } from "./usd.js"
 
 /** A bounded identifier (action, run, task, principal ids): no spaces, no control characters. */
@@ -95,6 +95,41 @@ export const Action = Schema.Struct({
   value: Schema.optional(ValueEstimate)
 }).annotations({ identifier: "Action" })
 export type Action = typeof Action.Type
+
+type ActionProblem = "non_json_metadata" | "invalid_usd" | "token_usage_not_additive" | "invalid_action"
+
+const member = (o: unknown, k: string): unknown => (typeof o === "object" && o !== null ? (o as Record<string, unknown>)[k] : undefined)
+
+/**
+ * The documented code for a proposed action that does not decode (README "The decision ledger"):
+ * fingerprint metadata that is not plain JSON is `non_json_metadata` (seed "Protocol fingerprint
+ * metadata must be JSON serializable"), a USD amount that is not an exact decimal of at most 9 places
+ * `invalid_usd`, a TokenUsage whose parts do not add up `token_usage_not_additive`; anything else
+ * (id, kind, a missing or mistyped member) `invalid_action`.
+ */
+const problemOf = (proposed: unknown): ActionProblem => {
+  const metadata = member(proposed, "metadata")
+  if (typeof metadata === "object" && metadata !== null && jsonProblem(metadata) !== undefined) return "non_json_metadata"
+  const value = member(proposed, "value")
+  const usd: ReadonlyArray<readonly [unknown, Schema.Schema<string, string>]> = [
+    [member(member(proposed, "estimate"), "usd"), UsdNonNegative as unknown as Schema.Schema<string, string>],
+    [member(value, "expected_gain_usd"), Usd as unknown as Schema.Schema<string, string>],
+    [member(value, "uncertainty_usd"), UsdNonNegative as unknown as Schema.Schema<string, string>]
+  ]
+  if (usd.some(([v, s]) => typeof v === "string" && !Schema.is(s)(v))) return "invalid_usd"
+  const t = member(proposed, "tokens_estimate")
+  const parts = ["uncached_input", "cached_input", "output", "reasoning", "total"].map((k) => member(t, k))
+  if (parts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {
+    const [a, b, c, d, total] = parts as Array<number>
+    if (a + b + c + d !== total) return "token_usage_not_additive"
+  }
+  return "invalid_action"
+}
+
+/** A proposed action, decoded; failing with its documented reason code (problemOf) and the Schema's detail. */
+export const decodeAction = (proposed: unknown): Effect.Effect<Action, LedgerError & { readonly reason: ActionProblem }> =>
+  Effect.mapError(Schema.validate(Action)(proposed), (e) =>
+    ledgerError(problemOf(proposed), e.message.replace(/\s*\n\s*/g, " ").slice(0, 500)) as LedgerError & { readonly reason: ActionProblem })
 
 /** Execution modes (seed "Applied decision versus recommendation"). */
 export const Mode = Schema.Literal("enforce", "shadow", "recommend")

@@ -19,7 +19,9 @@ export const LedgerReason = Schema.Literal(
   "released_on_abort", //              aborted with no external spend: everything given back
   "failure_settled", //                failed: measured or conservatively estimated spend kept
   "recovered_after_crash", //          a reservation left held by a dead process, settled on restart
-  "actual_capped_at_estimate", //      actual usage above the estimate: the excess is not budgeted
+  "budget_overrun", //                 the action ran and its actual usage, charged in full, went past the
+  //                                   budget: the excess is the settlement's overrun, the budget is exhausted
+  "actual_capped_at_estimate", //      written by earlier versions only (actual capped at the estimate); read, never written
   // --- typed failures of the ledger's own checks ---
   "non_json_metadata", //              fingerprint metadata that is not plain JSON (seed: no repr)
   "invalid_action", //                 an Action, Cost or TokenUsage that does not decode
@@ -36,11 +38,13 @@ export const LedgerReason = Schema.Literal(
   "unsupported_version", //            a schema version this reader does not know
   "mode_mismatch", //                  an operation the ledger's declared mode forbids
   "ledger_exists", //                  init over an existing ledger
-  "ledger_missing", //                 a ledger that was never initialised
   // --- the safe_telemetry pseudonym key, kept outside the ledger (privacy.ts) ---
   "key_missing", //                    a safe_telemetry ledger opened without its key (none is made up)
   "key_mismatch", //                   a key that is not the one the ledger's pseudonyms were made with
-  "key_invalid" //                     a key file or secret that is not 32 bytes (64 hex digits), or readable by others
+  "key_invalid", //                    a key file or secret that is not 32 bytes (64 hex digits), or readable by others
+  "file_missing", //                   a named input file (events, export) that does not exist
+  "invalid_argument", //               a command's arguments that do not say what to do (e.g. recover with no scope)
+  "ledger_missing" //                  a ledger that was never initialised
 )
 export type LedgerReason = typeof LedgerReason.Type
 
@@ -53,7 +57,13 @@ export const DecisionReason = LedgerReason.pipe(Schema.pickLiteral(
   "duplicate_action",
   "verification_reserve_protected",
   "value_below_cost",
-  "directive_issued"
+  "directive_issued",
+  // An action whose description does not decode: shadow and recommend record it as a would-refuse
+  // with one of these, and run it; enforce refuses it with the same code (guard.ts).
+  "invalid_action",
+  "non_json_metadata",
+  "invalid_usd",
+  "token_usage_not_additive"
 ))
 export type DecisionReason = typeof DecisionReason.Type
 
@@ -63,6 +73,7 @@ export const SettlementReason = LedgerReason.pipe(Schema.pickLiteral(
   "released_on_abort",
   "failure_settled",
   "recovered_after_crash",
+  "budget_overrun",
   "actual_capped_at_estimate"
 ))
 export type SettlementReason = typeof SettlementReason.Type

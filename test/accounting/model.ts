@@ -78,7 +78,8 @@ export const referenceModel = (ns: string) => {
     if (a) {
       for (const [k, v] of Object.entries(a)) {
         const i = r.limits.findIndex((l) => l.key === k)
-        if (i < 0 || v < 0n || v > r.consumed[i]) return "SettlementInvalid"
+        // An actual above the reservation is charged in full (reservations.ts, Settled.overrun).
+        if (i < 0 || v < 0n) return "SettlementInvalid"
       }
     }
     const consumed = r.limits.map((l, i) =>

@@ -116,13 +116,30 @@ export const reservationSuite = <R>(h: Harness<R>) =>
         expect(yield* used(k)).toBe(1n)
       }))
 
+    it.effect("the budget binds on real spend: an actual above the reservation is charged in full, the excess past the limit reported as overrun", () =>
+      Effect.gen(function*() {
+        const [k, other, id1, id2, id3] = [fresh("k"), fresh("k"), fresh("id"), fresh("id"), fresh("id")]
+        yield* svc((r) => r.reserve({ id: id1, limits: [lim(k, 100, 10), lim(other, 100, 1)], onFailure: "consume" }))
+        // Within the limit: more than reserved, all charged, no overrun.
+        expect(yield* svc((r) => r.commit(id1, { [k]: 60n }))).toMatchObject({ state: "committed", consumed: [60n, 1n], overrun: [0n, 0n] })
+        expect(yield* used(k)).toBe(60n)
+        yield* svc((r) => r.reserve({ id: id2, limits: [lim(k, 100, 30)], onFailure: "consume" }))
+        // 60 + 75 = 135 against 100: charged in full, 35 over.
+        expect(yield* svc((r) => r.settleFailure(id2, { [k]: 75n }))).toMatchObject({ state: "failed", consumed: [75n], overrun: [35n] })
+        expect(yield* used(k)).toBe(135n)
+        // The limit is exhausted for every later reserve, even one of nothing.
+        expect(err(yield* svcExit((r) => r.reserve({ id: id3, limits: [lim(k, 100, 0)], onFailure: "consume" })))).toMatchObject({ _tag: "LimitExhausted", key: k, used: 135n })
+        // The same settlement again answers it, reporting no second overrun.
+        expect(yield* svc((r) => r.settleFailure(id2, { [k]: 75n }))).toMatchObject({ consumed: [75n], overrun: [0n] })
+        expect(yield* used(k)).toBe(135n)
+      }))
+
     it.effect("commit keeps, settles smaller, and refuses bad actual amounts", () =>
       Effect.gen(function*() {
         const [k1, k2, id] = [fresh("k"), fresh("k"), fresh("id")]
         yield* svc((r) => r.reserve({ id, limits: [lim(k1, 100, 40), lim(k2, 100, 10)], onFailure: "release" }))
         for (
           const [actual, reason, key] of [
-            [{ [k1]: 41n }, "exceeds_reserved", k1],
             [{ [k2]: -1n }, "negative_amount", k2],
             [{ nope: 1n }, "unknown_key", "nope"]
           ] as Array<[Actual, string, string]>

@@ -35,13 +35,14 @@ describe("guard, enforce", () => {
       expect(ev[4]).toMatchObject({ type: "settlement", state: "committed", reason: "committed", kept_usd: "0.25", kept_tokens: "300" })
     }).pipe(Effect.provide(memoryLedger())))
 
-  it.effect("caps an actual usage above the estimate at the reservation and says so", () =>
+  it.effect("charges an actual usage above the estimate in full (within the budget: no overrun)", () =>
     Effect.gen(function*() {
       const g = yield* guardFor({ policy: usdBudget("1" as Usd) })
       yield* g.guard(action("llm", {}, cost(10, "0.10")), ran(0, cost(10, "0.30")))
-      expect(yield* usedUsd).toBe(100_000_000n)
+      expect(yield* usedUsd).toBe(300_000_000n)
       const ev = yield* events
-      expect(ev.at(-1)).toMatchObject({ type: "settlement", reason: "actual_capped_at_estimate", kept_usd: "0.1", actual: { usd: "0.30" } })
+      expect(ev.at(-1)).toMatchObject({ type: "settlement", reason: "committed", kept_usd: "0.3", actual: { usd: "0.30" } })
+      expect(ev.at(-1)).not.toHaveProperty("overrun_usd")
     }).pipe(Effect.provide(memoryLedger())))
 
   it.effect("releases on abort, keeps measured or estimated spend on failure and interruption", () =>
@@ -111,13 +112,13 @@ describe("guard, enforce", () => {
     Effect.gen(function*() {
       const g = yield* guardFor({ policy: dedup("exact") })
       const bad = yield* Effect.flip(g.guard(action("x", { when: new Map() }, cost(0, "0")), ran(0, cost(0, "0"))))
-      expect(bad).toMatchObject({ _tag: "LedgerError", reason: "invalid_action" })
+      expect(bad).toMatchObject({ _tag: "LedgerError", reason: "non_json_metadata" })
       const tokens = { uncached_input: 1, cached_input: 2, output: 3, reasoning: 4, total: 11 }
       const nonAdditive = yield* Effect.flip(g.guard(action("x", {}, cost(0, "0"), { tokens_estimate: tokens }), ran(0, cost(0, "0"))))
-      expect(nonAdditive).toMatchObject({ _tag: "LedgerError", reason: "invalid_action" })
+      expect(nonAdditive).toMatchObject({ _tag: "LedgerError", reason: "token_usage_not_additive" })
       expect(nonAdditive._tag === "LedgerError" && nonAdditive.detail).toContain("token_usage_not_additive")
       const usd = yield* Effect.flip(g.guard(action("x", {}, cost(0, "0.0000000001")), ran(0, cost(0, "0"))))
-      expect(usd._tag === "LedgerError" && usd.detail).toContain("invalid_usd")
+      expect(usd).toMatchObject({ _tag: "LedgerError", reason: "invalid_usd" })
     }).pipe(Effect.provide(memoryLedger())))
 })
 

@@ -17,6 +17,8 @@ interface Args {
   readonly from?: number
   /** Actions in flight at once in this process (all 4 processes together: 4 times this). */
   readonly concurrency?: number
+  /** Every action whose index is a multiple of this really costs three times its estimate. */
+  readonly overEvery?: number
 }
 
 const args = JSON.parse(process.argv[2]) as Args
@@ -38,6 +40,7 @@ const program = Effect.gen(function*() {
     const run = Effect.gen(function*() {
       yield* Effect.sleep(`${i % 3} millis`)
       if (i % 13 === 0) return yield* Effect.fail(new Flaky())
+      if (args.overEvery !== undefined && i % args.overEvery === 0) return { value: i, actual: cost(3 * e) }
       return { value: i, actual: cost(i % 5 === 0 ? Math.ceil(e / 2) : e) }
     })
     return guard.guard({ id: `${args.owner}-${i}`, kind: "llm", metadata: { i }, estimate: cost(e) }, run, { failureSpend: () => cost(1) }).pipe(
