@@ -1,0 +1,73 @@
+// Section 12 (Denial of service): one peer holding idle sockets cannot lock other peers out of the
+// HTTP binding. A peer past its share of the listener's connections has each new socket answered
+// 429 `mandate/too_many_connections` and closed, while a well-formed client from another address
+// is served; and a kept-alive connection that sends only blank lines is closed at the idle
+// timeout (only a complete request is activity). Loopback only; every loop is bounded.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { postWrit } from "../../src/bind/writ-http/client.js"
+import { HTTP_CODES } from "../../src/bind/writ-http/server.js"
+import type { JsonObject } from "../../src/kernel/json.js"
+import type { Outcome } from "../../src/writ/executor/services.js"
+import { CLIENT, eventually, FLOODER, floodFrom, openFrom, trickleUntilClosed } from "../support/flood.js"
+import { serveScoped } from "./inproc.js"
+import { call, key, prefix, writ } from "./support.js"
+
+const A = key(51)
+const E = key(52)
+const app = { perform: (): Effect.Effect<Outcome> => Effect.succeed({ st: "ok", res: { done: true } }) }
+const good = () => call(A, [writ(A, E, { act: prefix("t/") })], "t/ok")
+const goodCall = (url: string) =>
+  Effect.map(postWrit(url, good(), { timeout: "10 seconds" }), (a) => [a.status, Option.map(a.json, (j) => ((j as JsonObject).tally as JsonObject).st)])
+
+describe("connections per peer (section 12)", () => {
+  it.scopedLive("serves a well-formed client while one peer floods past its share, which is refused with the code", () =>
+    Effect.gen(function*() {
+      const srv = yield* serveScoped({
+        executorKey: E, roots: [A], app,
+        limits: { maxConnections: 32, maxConnectionsPerPeer: 8, headersTimeoutMs: 60_000, idleTimeoutMs: 60_000 }
+      })
+      const port = Number(new URL(srv.url).port)
+      // 64 idle sockets from one peer: twice the listener's cap.
+      const flood = yield* floodFrom(port, FLOODER, 64)
+      const refused = () => flood.filter((s) => s.isClosed())
+      expect(yield* eventually(() => refused().length >= 56)).toBe(true)
+      // Exactly its share is held; every other socket was answered 429 with the code, then closed.
+      expect(refused().length).toBe(56)
+      for (const s of refused()) {
+        expect(s.text().split("\r\n")[0]).toBe("HTTP/1.1 429 Too Many Requests")
+        expect(JSON.parse(s.text().split("\r\n\r\n")[1])).toEqual({ error: HTTP_CODES.tooManyConnections })
+      }
+      // The well-formed client (another address) makes its calls, each on a fresh connection.
+      const served: Array<unknown> = []
+      for (let i = 0; i < 10; i++) served.push(yield* goodCall(srv.url))
+      expect(served).toEqual(Array(10).fill([200, Option.some("ok")]))
+      // The flooder's held sockets are still open (they were not dropped to make room).
+      expect(flood.filter((s) => !s.isClosed()).length).toBe(8)
+      // One of them closes: the flooder may open one more, and no more than that.
+      flood.find((s) => !s.isClosed())!.socket.destroy()
+      let again = false
+      for (let i = 0; i < 50 && !again; i++) {
+        const s = yield* openFrom(port, FLOODER)
+        yield* Effect.sleep(50)
+        again = !s.isClosed()
+        if (!again) yield* Effect.sleep(50)
+      }
+      expect(again).toBe(true)
+      const over = yield* openFrom(port, FLOODER)
+      expect(yield* eventually(() => over.isClosed())).toBe(true)
+      expect(over.text()).toContain(HTTP_CODES.tooManyConnections)
+    }), 60_000)
+
+  it.scopedLive("closes a kept-alive connection that sends only blank lines at the idle timeout", () =>
+    Effect.gen(function*() {
+      const srv = yield* serveScoped({ executorKey: E, roots: [A], app, limits: { idleTimeoutMs: 300 } })
+      const raw = yield* openFrom(Number(new URL(srv.url).port), CLIENT)
+      raw.socket.write("GET /.well-known/writ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+      expect(yield* eventually(() => raw.text().includes("\r\n\r\n"))).toBe(true)
+      // A blank line every 50 ms (bounded: 200 of them, 10 s): never a request, so never activity.
+      expect(yield* trickleUntilClosed(raw, "\r\n", 50, 200)).toBe(true)
+      expect(raw.text().split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
+      expect(raw.text().match(/HTTP\/1\.1 /g)?.length).toBe(1)
+    }), 30_000)
+})
