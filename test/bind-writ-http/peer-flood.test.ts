@@ -5,13 +5,14 @@
 // timeout (only a complete request is activity). Loopback only; every loop is bounded.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import { join } from "node:path"
 import { postWrit } from "../../src/bind/writ-http/client.js"
 import { HTTP_CODES } from "../../src/bind/writ-http/server.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import type { Outcome } from "../../src/writ/executor/services.js"
 import { CLIENT, eventually, FLOODER, floodFrom, openFrom, trickleUntilClosed } from "../support/flood.js"
 import { serveScoped } from "./inproc.js"
-import { call, key, prefix, writ } from "./support.js"
+import { call, key, prefix, spawnServe, tempDir, writ, writeKeyFile } from "./support.js"
 
 const A = key(51)
 const E = key(52)
@@ -70,4 +71,15 @@ describe("connections per peer (section 12)", () => {
       expect(raw.text().split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
       expect(raw.text().match(/HTTP\/1\.1 /g)?.length).toBe(1)
     }), 30_000)
+
+  it.live("`writ serve` refuses a per-peer cap that one peer could fill the listener with", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("peer-flood")
+      const keyFile = writeKeyFile(dir, key(53))
+      const base = ["--port", "0", "--store", join(dir, "s.db"), "--key", keyFile, "--root", key(54).did, "--max-connections", "16"]
+      for (const perPeer of ["16", "17", "0"]) {
+        const failed = yield* Effect.flip(Effect.tryPromise(() => spawnServe([...base, "--max-connections-per-peer", perPeer])))
+        expect(String(failed.error)).toMatch(/mandate\/bad_limit/)
+      }
+    }), 60_000)
 })
