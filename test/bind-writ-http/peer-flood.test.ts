@@ -11,7 +11,7 @@ import { HTTP_CODES } from "../../src/bind/writ-http/server.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import type { Outcome } from "../../src/writ/executor/services.js"
 import { CLIENT, eventually, FLOODER, floodFrom, openFrom, trickleUntilClosed } from "../support/flood.js"
-import { serveScoped } from "./inproc.js"
+import { makePki, serveScoped } from "./inproc.js"
 import { call, key, prefix, spawnServe, tempDir, writ, writeKeyFile } from "./support.js"
 
 const A = key(51)
@@ -71,6 +71,26 @@ describe("connections per peer (section 12)", () => {
       expect(raw.text().split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
       expect(raw.text().match(/HTTP\/1\.1 /g)?.length).toBe(1)
     }), 30_000)
+
+  it.scopedLive("over TLS, closes a flooding peer's sockets past its share at accept, unanswered, and serves another peer", () =>
+    Effect.gen(function*() {
+      const pki = makePki(tempDir("peer-flood-pki"))
+      const srv = yield* serveScoped({
+        executorKey: E, roots: [A], app, tls: { key: pki.serverKey, cert: pki.serverCert },
+        limits: { maxConnections: 16, maxConnectionsPerPeer: 4, headersTimeoutMs: 60_000, idleTimeoutMs: 60_000 }
+      })
+      // 24 sockets that never start a handshake: its share is held, the rest closed unanswered
+      // (a readable refusal would cost the handshake the cap spares).
+      const flood = yield* floodFrom(Number(new URL(srv.url).port), FLOODER, 24)
+      expect(yield* eventually(() => flood.filter((s) => s.isClosed()).length >= 20)).toBe(true)
+      expect(flood.filter((s) => s.isClosed()).map((s) => s.text())).toEqual(Array(20).fill(""))
+      const served: Array<unknown> = []
+      for (let i = 0; i < 5; i++) {
+        served.push(yield* Effect.map(postWrit(srv.url, good(), { timeout: "10 seconds", tls: { ca: pki.caCert } }), (a) => a.status))
+      }
+      expect(served).toEqual(Array(5).fill(200))
+      expect(flood.filter((s) => !s.isClosed()).length).toBe(4)
+    }), 60_000)
 
   it.live("`writ serve` refuses a per-peer cap that one peer could fill the listener with", () =>
     Effect.gen(function*() {
