@@ -46,6 +46,9 @@ const bodyTimeout = limit("body-timeout-ms", DEFAULT_LIMITS.bodyTimeoutMs,
   "Milliseconds more for the body: a request must be whole within header + body timeouts")
 const idleTimeout = limit("idle-timeout-ms", DEFAULT_LIMITS.idleTimeoutMs, "Milliseconds a kept-alive connection may sit idle between requests")
 const maxConnections = limit("max-connections", DEFAULT_LIMITS.maxConnections, "Connections open at once; more are closed at accept")
+const maxPerPeer = Options.integer("max-connections-per-peer").pipe(Options.optional, Options.withDescription(
+  "Connections one peer (remote address) may hold, below --max-connections; more are answered 429 and closed (default: a quarter of --max-connections)"
+))
 const rootLifetime = Options.integer("root-lifetime").pipe(
   Options.withDefault(DEFAULT_ROOT_LIFETIME_SECONDS),
   Options.withDescription("Seconds a root writ may still have to live (section 12: 86400); a root expiring later is refused expired; 0 lifts the limit")
@@ -64,7 +67,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, rootLifetime, cacheBytes, pgConnections, orphanSweep },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, maxPerPeer, rootLifetime, cacheBytes, pgConnections, orphanSweep },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -75,6 +78,10 @@ export const writServeCommand = Command.make(
       }
       for (const [flag, v] of [["verification-cache-bytes", o.cacheBytes], ["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections], ["pg-connections", o.pgConnections], ["orphan-sweep-ms", o.orphanSweep]] as const) {
         if (v < 1) return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: `--${flag} must be at least 1` }))
+      }
+      // Section 12: one peer alone must never be able to fill the listener.
+      if (Option.isSome(o.maxPerPeer) && (o.maxPerPeer.value < 1 || (o.maxPerPeer.value >= o.maxConnections && o.maxConnections > 1))) {
+        return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: "--max-connections-per-peer must be at least 1 and below --max-connections" }))
       }
       if (o.rootLifetime < 0) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: "--root-lifetime must be 0 (no limit) or more" }))
@@ -103,7 +110,7 @@ export const writServeCommand = Command.make(
         synchronous: o.synchronous,
         rootLifetimeSeconds: o.rootLifetime === 0 ? null : o.rootLifetime,
         verificationCacheBytes: o.cacheBytes,
-        limits: { headersTimeoutMs: o.headerTimeout, bodyTimeoutMs: o.bodyTimeout, idleTimeoutMs: o.idleTimeout, maxConnections: o.maxConnections }
+        limits: { headersTimeoutMs: o.headerTimeout, bodyTimeoutMs: o.bodyTimeout, idleTimeoutMs: o.idleTimeout, maxConnections: o.maxConnections, ...(Option.isSome(o.maxPerPeer) ? { maxConnectionsPerPeer: o.maxPerPeer.value } : {}) }
       }
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
     }).pipe(

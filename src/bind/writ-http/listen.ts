@@ -6,9 +6,11 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, type Scope } from "effect"
 import * as Http from "node:http"
 import * as Https from "node:https"
+import { encodeCanonical } from "../../kernel/canonical.js"
+import { capConnections, closeIdleKeepAlive, perPeerCap, peerConnections, refuseSocket } from "../peer-connections.js"
 import type { Executor } from "../../writ/executor/executor.js"
 import type { RevokeRateLimit } from "./rate-limit.js"
-import { writHttpApp, type WritHttpOptions } from "./server.js"
+import { HTTP_CODES, MEDIA_TYPE, writHttpApp, type WritHttpOptions } from "./server.js"
 
 /** TLS for the listener. With `clientCa`, client certificates are requested and verified against
  * it (mTLS); `allowAnonymous` admits connections that present none (Peer none). */
@@ -21,9 +23,10 @@ export interface TlsOptions {
 
 /**
  * What one peer can hold of the listener (section 12, Denial of service): time to send a request's
- * headers and body, time to sit idle, and connections open at once. Node's own HTTP server
- * enforces each one (it answers 408 and closes a connection whose headers or body are late, and
- * closes connections past the cap at accept, before reading a byte).
+ * headers and body, time to sit idle, and connections open at once, in all and per peer. Node's
+ * own HTTP server enforces the first ones (it answers 408 and closes a connection whose headers or
+ * body are late, and closes connections past the cap at accept, before reading a byte); the idle
+ * time between requests and the per-peer cap are kept here (../peer-connections.ts).
  */
 export interface ListenerLimits {
   /** From a connection's start (or its previous answer) to a request's complete headers, in ms; an
@@ -32,17 +35,25 @@ export interface ListenerLimits {
   /** Time for a request's body, in ms, after the headers' allowance: a request must be whole
    * within `headersTimeoutMs + bodyTimeoutMs` of its start. Default 20000. */
   readonly bodyTimeoutMs?: number
-  /** A kept-alive connection idle between requests is closed after this, in ms. Default 5000. */
+  /** A kept-alive connection that has not sent a complete request this long after its previous
+   * answer is closed, in ms: bytes short of a request (blank lines, a trickle) do not keep it
+   * open. Default 5000. */
   readonly idleTimeoutMs?: number
   /** Connections open at once; more are closed at accept, unread. Default 512. */
   readonly maxConnections?: number
+  /** Connections one peer (remote address; IPv6: its /64) may hold; always kept below
+   * `maxConnections`, so one peer alone cannot fill the listener. Past it a new connection is
+   * answered 429 `mandate/too_many_connections` and closed (over TLS: closed at accept, unread).
+   * Default a quarter of `maxConnections` (128). */
+  readonly maxConnectionsPerPeer?: number
 }
 
 export const DEFAULT_LIMITS: Required<ListenerLimits> = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 20_000,
   idleTimeoutMs: 5_000,
-  maxConnections: 512
+  maxConnections: 512,
+  maxConnectionsPerPeer: 128
 }
 
 export interface ListenOptions extends WritHttpOptions {
@@ -66,6 +77,12 @@ const limitOptions = (limits: ListenerLimits = {}) => {
   }
 }
 
+/** The answer to a connection over its peer's cap (plain HTTP; written before reading a byte). */
+const tooManyConnections = (() => {
+  const body = encodeCanonical({ error: HTTP_CODES.tooManyConnections }, "utf16")
+  return `HTTP/1.1 429 Too Many Requests\r\nContent-Type: ${MEDIA_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`
+})()
+
 /** The Node server for `options`: plain HTTP, HTTPS, or HTTPS with client certificates. */
 export const nodeServer = (options: ListenOptions): Http.Server => {
   const tls = options.tls
@@ -82,7 +99,14 @@ export const nodeServer = (options: ListenOptions): Http.Server => {
         ? {}
         : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: tls.allowAnonymous !== true })
     })
-  server.maxConnections = Math.max(1, Math.floor(options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections))
+  const maxConnections = Math.max(1, Math.floor(options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections))
+  server.maxConnections = maxConnections
+  // One peer holds at most its share; the cap in all stays Node's (closed at accept, unread).
+  const perPeer = perPeerCap(maxConnections, options.limits?.maxConnectionsPerPeer)
+  capConnections(server, peerConnections(maxConnections, perPeer), (socket, refusal) =>
+    // Over TLS a readable refusal would cost the handshake the cap is there to spare.
+    refuseSocket(socket, tls === undefined && refusal.reason === "peer" ? tooManyConnections : undefined))
+  closeIdleKeepAlive(server, limits.keepAliveTimeout)
   return server
 }
 

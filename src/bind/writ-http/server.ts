@@ -43,7 +43,9 @@ export const HTTP_CODES = {
   notFound: "mandate/not_found",
   rateLimited: "mandate/rate_limited",
   unverifiedCertificate: "mandate/unverified_client_certificate",
-  bodyUnreadable: "mandate/body_unreadable"
+  bodyUnreadable: "mandate/body_unreadable",
+  /** A new connection from a peer that holds its share of the listener's connections (section 12). */
+  tooManyConnections: "mandate/too_many_connections"
 } as const
 
 export interface WritHttpOptions {

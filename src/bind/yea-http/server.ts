@@ -4,14 +4,17 @@
 // failures: 413 for a body over 1 MiB (refused from Content-Length, or as soon as the streamed body
 // passes it, never buffered whole), 405 for other methods. A malformed or aborted request never
 // takes the process down; slow requests are cut by the server's timeouts, idle connections and
-// clients that stop reading by the idle timeout and the unsent-bytes cap; connections are capped.
+// clients that stop reading by the idle timeout and the unsent-bytes cap; connections are capped,
+// in all and per peer (../peer-connections.ts), so one client's idle sockets cannot lock others out.
 import { Effect, Either, FiberSet, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { MAX_FRAME_BYTES } from "../../yea/frame.js"
+import { errorBody, envelope } from "../../yea/frame.js"
 import { encodeLine, parseFrame } from "../../yea/ndjson.js"
 import { yeaError, type YeaError } from "../../yea/reason.js"
 import type { YeaServiceRuntime } from "../../yea/service/runtime.js"
+import { capConnections, closeIdleKeepAlive, peerConnections, perPeerCap, refuseSocket } from "../peer-connections.js"
 
 export interface HttpBridgeOptions {
   readonly host?: string
@@ -21,10 +24,15 @@ export interface HttpBridgeOptions {
   readonly endpoint?: string
   /** Open connections at once; past it a connection gets one `503` and is closed. Default 256. */
   readonly maxConnections?: number
+  /** Open connections of one peer (remote address; IPv6: its /64), kept below `maxConnections`;
+   * past it a connection gets one `429` whose body is an ERROR `limit` line, and is closed.
+   * Default a quarter of `maxConnections` (64). */
+  readonly maxConnectionsPerPeer?: number
   /** Whole-request time limit (ms). Default 30000. */
   readonly requestTimeoutMs?: number
-  /** Close a connection with no traffic either way for this long (ms): an idle keep-alive, or a
-   * client that stopped reading its replies. Default 120000. */
+  /** Close a connection with no traffic either way for this long (ms): a client that stopped
+   * reading its replies; and a kept-alive connection that sends no complete request this long
+   * after its previous reply (blank lines and partial bytes do not count). Default 120000. */
   readonly idleMs?: number
   /** Close a connection whose unsent reply data passes this (bytes). Default 8 MiB. */
   readonly maxBufferedBytes?: number
@@ -105,21 +113,27 @@ export const serveHttpBridge = (runtime: YeaServiceRuntime, options: HttpBridgeO
         run(Effect.flatMap(answer, (final) => Effect.sync(() => void (res.destroyed ? undefined : res.end(encodeLine(final))))))
       })
     }
-    const server = http.createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000, headersTimeout: 10_000 }, onRequest)
-    // Connections past the cap are refused cleanly: one 503 naming why, then closed (rather than
-    // the silent drop of `server.maxConnections`), so a client can tell busy from broken.
-    const max = options.maxConnections ?? 256
-    let open = 0
-    server.on("connection", (socket) => {
-      if (open >= max) {
-        socket.on("error", () => socket.destroy())
-        socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n")
-        return
+    const server = http.createServer({
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      headersTimeout: 10_000,
+      // Node checks the header and request timeouts this often (its default, 30 s, let an idle
+      // socket that never sent a request hold its slot three times the header timeout).
+      connectionsCheckingInterval: 1000
+    }, onRequest)
+    // Connections past the cap, or past their peer's share, are refused cleanly before a byte is
+    // read: a status naming why, then closed (rather than the silent drop of
+    // `server.maxConnections`), so a client can tell busy from broken.
+    const max = Math.max(1, Math.floor(options.maxConnections ?? 256))
+    capConnections(server, peerConnections(max, perPeerCap(max, options.maxConnectionsPerPeer)), (socket, refusal) => {
+      if (refusal.reason === "full") {
+        return refuseSocket(socket, "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n")
       }
-      open++
-      socket.once("close", () => void open--)
+      const body = Buffer.from(encodeLine(envelope("s_busy", "", errorBody(yeaError("limit", `this peer holds its ${refusal.cap} connections; close one or try again later`, { retry: 1 })))))
+      const head = `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: ${body.length}\r\n\r\n`
+      refuseSocket(socket, Buffer.concat([Buffer.from(head, "latin1"), body]))
     })
     server.setTimeout(options.idleMs ?? 120_000, (socket) => socket.destroy())
+    closeIdleKeepAlive(server, options.idleMs ?? 120_000)
     server.on("clientError", (_e, socket) => socket.destroy())
     const host = options.host ?? "127.0.0.1"
     const port = yield* Effect.async<number, YeaError>((resume) => {

@@ -4,7 +4,9 @@
 //     goes on (ndjson.ts);
 //   - invalid UTF-8 or JSON refuses that one frame;
 //   - at most `maxInFlight` requests run at once per connection; more are answered `limit`;
-//   - a connection silent for `idleMs`, or holding a partial frame for `slowMs`, is closed;
+//   - a connection that sends no complete frame for `idleMs` while nothing of its own runs, or
+//     that holds a partial frame for `slowMs`, is closed: blank lines and partial bytes are not
+//     activity, so a trickle of them cannot hold a connection (and a server's slot) open;
 //   - a peer that stops reading (our unsent replies pass `maxBufferedBytes`) is disconnected.
 // Each request runs in a fiber owned by the connection's scope (FiberSet), so closing the
 // connection interrupts its work.
@@ -17,7 +19,8 @@ import type { YeaServiceRuntime } from "../../yea/service/runtime.js"
 export interface StreamLimits {
   /** Requests running at once on one connection. Default 32. */
   readonly maxInFlight?: number
-  /** Close a connection with no traffic for this long (ms). Default 120000. */
+  /** Close a connection that sent no complete, non-blank frame for this long (ms) and has no
+   * request running. Default 120000. */
   readonly idleMs?: number
   /** Close a connection holding an incomplete frame this long (ms). Default 30000. */
   readonly slowMs?: number
@@ -71,6 +74,8 @@ export const serveConnection = (
       const refuse = (message: string, re = "") => run(Effect.flatMap(runtime.refuse(yeaError("bad_frame", message), re), write))
       const onLine = (bytes: Uint8Array) => {
         if (isBlank(bytes)) return
+        // Only a complete frame with content is activity (§2.1: blank lines are skipped).
+        lastActivity = clock.now
         const parsed = parseFrame(bytes)
         if (Either.isLeft(parsed)) return void run(Effect.flatMap(runtime.refuse(parsed.left), write))
         if (inFlight >= l.maxInFlight) {
@@ -83,6 +88,8 @@ export const serveConnection = (
             Effect.flatMap(write),
             Effect.ensuring(Effect.sync(() => {
               inFlight--
+              // Idle time counts from the last reply too, not from a request that ran long.
+              lastActivity = clock.now
               endWhenIdle()
             }))
           )
@@ -90,7 +97,6 @@ export const serveConnection = (
       }
       const done = Effect.async<void>((resume) => {
         const onData = (chunk: Buffer) => {
-          lastActivity = clock.now
           for (const e of reader.push(chunk)) {
             if (e._tag === "Oversized") refuse("frame over 1 MiB")
             else onLine(e.bytes)

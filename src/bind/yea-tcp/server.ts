@@ -1,7 +1,9 @@
 // `yea://` (TCP, default port 7447) and `yeas://` (TLS, 7448) servers (SPEC §2.3). Each accepted
 // socket is served by yea-stream/serve.ts in a fiber owned by the server's scope. Connections past
-// `maxConnections` are refused cleanly: they get one ERROR `limit` line and are closed, so the
-// client learns why instead of seeing a reset.
+// `maxConnections`, and connections of a peer past its share `maxConnectionsPerPeer` (always below
+// `maxConnections`, so one peer alone cannot lock others out: ../peer-connections.ts), are refused
+// cleanly: they get one ERROR `limit` line and are closed, so the client learns why instead of
+// seeing a reset.
 import { Effect, FiberSet, Scope } from "effect"
 import * as net from "node:net"
 import * as tls from "node:tls"
@@ -9,6 +11,7 @@ import { encodeLine } from "../../yea/ndjson.js"
 import { yeaError, type YeaError } from "../../yea/reason.js"
 import type { YeaServiceRuntime } from "../../yea/service/runtime.js"
 import { errorBody, envelope } from "../../yea/frame.js"
+import { peerConnections, perPeerCap, refuseSocket } from "../peer-connections.js"
 import { serveSocket, type StreamLimits } from "../yea-stream/serve.js"
 
 export const YEA_PORT = 7447
@@ -20,6 +23,9 @@ export interface TcpServeOptions extends StreamLimits {
   readonly port?: number
   /** Open connections at once. Default 256. */
   readonly maxConnections?: number
+  /** Open connections of one peer (remote address; IPv6: its /64), kept below `maxConnections`.
+   * Default a quarter of `maxConnections` (64). */
+  readonly maxConnectionsPerPeer?: number
   /** Serve TLS (`yeas://`) with this key and certificate. */
   readonly tls?: tls.TlsOptions
 }
@@ -34,17 +40,21 @@ export interface Listening {
 export const serveTcp = (runtime: YeaServiceRuntime, options: TcpServeOptions = {}): Effect.Effect<Listening, YeaError, Scope.Scope> =>
   Effect.gen(function* () {
     const run = yield* FiberSet.makeRuntime<never>()
-    const max = options.maxConnections ?? 256
-    let open = 0
+    const max = Math.max(1, Math.floor(options.maxConnections ?? 256))
+    const connections = peerConnections(max, perPeerCap(max, options.maxConnectionsPerPeer))
+    // Counted once the socket is ours to read (over TLS: after the handshake), so the refusal is
+    // a line the client can read.
     const onSocket = (socket: net.Socket) => {
       socket.on("error", () => socket.destroy())
-      if (open >= max) {
-        const refusal = envelope("s_busy", "", errorBody(yeaError("limit", `this service is at its ${max} connections; try again later`, { retry: 1 })))
-        socket.end(encodeLine(refusal))
+      const admission = connections.admit(socket.remoteAddress)
+      if (admission._tag === "refused") {
+        const message = admission.reason === "full"
+          ? `this service is at its ${admission.cap} connections; try again later`
+          : `this peer holds its ${admission.cap} connections; close one or try again later`
+        refuseSocket(socket, encodeLine(envelope("s_busy", "", errorBody(yeaError("limit", message, { retry: 1 })))))
         return
       }
-      open++
-      run(Effect.ensuring(serveSocket(runtime, socket, options), Effect.sync(() => void open--)))
+      run(Effect.ensuring(serveSocket(runtime, socket, options), Effect.sync(admission.release)))
     }
     const server: net.Server = options.tls !== undefined ? tls.createServer(options.tls, onSocket) : net.createServer(onSocket)
     if (options.tls !== undefined) server.on("tlsClientError", (_e, socket) => socket.destroy())
