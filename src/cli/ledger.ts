@@ -243,7 +243,13 @@ const recoverCommand = Command.make("recover", {
   }
   if (Option.isSome(o.expireAfter) && o.expireAfter.value < 0) return yield* ledgerError("invalid_argument", "--expire-after must not be negative")
   const writer = yield* LedgerWriter
-  // By owner: the store's index of held reservations (raw ids in every mode).
+  // Expiry reads the ledger's own lines (below); in safe_telemetry their reservation ids are
+  // pseudonyms that name no reservation, so an expiry there would settle nothing: refuse it plainly.
+  if (Option.isSome(o.expireAfter) && writer.info.mode === "safe_telemetry") {
+    return yield* ledgerError("mode_mismatch", "--expire-after reads reservation ids from the lines, which are pseudonyms in safe_telemetry; recover by --owner")
+  }
+  // By owner: the store's index of held reservations (the owner is looked up by its pseudonym in
+  // safe_telemetry).
   const owned = Option.isSome(o.owner) ? yield* writer.held(o.owner.value) : undefined
   if (owned !== undefined && Option.isNone(o.expireAfter)) {
     const n = yield* recoverHeld(owned, o.release ? "release" : "keep")

@@ -155,7 +155,10 @@ export const makeSanitizer = (key: TelemetryKey, passthrough: (domain: string, v
           actual: { ...e.actual },
           ...opt("tokens", e.tokens === undefined ? undefined : { ...e.tokens }),
           kept_tokens: e.kept_tokens,
-          kept_usd: e.kept_usd
+          kept_usd: e.kept_usd,
+          // Amounts, not identifiers: what a settlement took past its limit is kept in every mode.
+          ...opt("overrun_tokens", e.overrun_tokens),
+          ...opt("overrun_usd", e.overrun_usd)
         }
       case "failure":
         return { type: e.type, run_id: p("run")(e.run_id), action_id: id(e.action_id), error: p("error")(e.error), measured: e.measured }

@@ -112,6 +112,16 @@ describe("safe_telemetry", () => {
     expect(Schema.is(EventBody)(safe)).toBe(true)
   }, { fastCheck: { numRuns: 300, seed: 20261201 } })
 
+  it("keeps what a settlement took past its limit (amounts, not identifiers)", () => {
+    const settled = Schema.decodeUnknownSync(EventBody)({
+      type: "settlement", run_id: "RAW:run", action_id: "RAW:act", reservation_id: "RAW:res", state: "committed", reason: "budget_overrun",
+      actual: { tokens: 10, usd: "0.50", latency_ms: 1, risk: 0 }, kept_tokens: "10", kept_usd: "0.50", overrun_tokens: "4", overrun_usd: "0.35"
+    })
+    const safe = Schema.encodeSync(EventBody)(sanitize(settled)) as Record<string, unknown>
+    expect({ overrun_tokens: safe.overrun_tokens, overrun_usd: safe.overrun_usd, reason: safe.reason }).toEqual({ overrun_tokens: "4", overrun_usd: "0.35", reason: "budget_overrun" })
+    expect(rawStrings(safe)).toEqual([])
+  })
+
   it.prop("pseudonyms are stable under one key and differ under another", [id], ([x]) => {
     const a = makeSanitizer(new Uint8Array(32).fill(1))
     const b = makeSanitizer(new Uint8Array(32).fill(2))

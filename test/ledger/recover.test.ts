@@ -89,4 +89,14 @@ describe("held reservations of a dead owner", () => {
     refused(await mandate("recover", missing, "--owner", "w"), "ledger_missing")
     expect(existsSync(missing)).toBe(false)
   })
+
+  it("held reservations of a dead owner: expiry on a safe_telemetry ledger is refused (its lines name no reservation), by owner it runs", async () => {
+    const db = join(dir, "rec3.db")
+    const init = await mandate("init", db, "--ledger", "rec", "--mode", "safe_telemetry")
+    expect(init.status, init.stderr).toBe(0)
+    refused(await mandate("recover", db, "--ledger", "rec", "--expire-after", "0"), "mode_mismatch")
+    const byOwner = await mandate("recover", db, "--ledger", "rec", "--owner", "w")
+    expect(byOwner.status, byOwner.stderr).toBe(0)
+    expect(byOwner.stdout).toContain("recovered 0 held reservations")
+  })
 })
