@@ -6,8 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it, vi } from "vitest"
-import { openLedger, openStores, parseLocation } from "../../src/cli/ledger-open.js"
-import { createLedger, LedgerStore, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
+import { initLedger, openLedger, openStores, parseLocation } from "../../src/cli/ledger-open.js"
+import { LedgerStore, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
 import { runMandate } from "../support/cli.js"
 import { cost } from "./harness.js"
 
@@ -25,7 +25,8 @@ const refused = (r: { status: number | null; stderr: string }, reason: string) =
 /** A ledger with three guarded actions (one refused), exported to a JSONL file as `export` writes it. */
 const exported = async (name: string, mode: "local_full" | "safe_telemetry") => {
   const db = p(`${name}.db`)
-  await Effect.runPromise(Effect.provide(createLedger({ ledger: "default", mode, key: mode === "safe_telemetry" ? new Uint8Array(32).fill(3) : undefined }), openStores(parseLocation(db))))
+  // A safe_telemetry ledger's key lives outside it: in a key file beside it, written by init.
+  await Effect.runPromise(Effect.provide(initLedger(parseLocation(db), { mode }), openStores(parseLocation(db))))
   const lines = await Effect.runPromise(Effect.gen(function*() {
     const g = yield* makeGuard({ mode: "enforce", policy: usdBudget("1" as Usd), namespace: "x", runId: "run-1", owner: "w" })
     for (const i of [1, 2, 3]) yield* Effect.either(g.guard({ id: `a${i}`, kind: "llm", metadata: { i }, estimate: cost(5, "0.40") }, Effect.succeed({ value: i, actual: cost(5, "0.40") })))
