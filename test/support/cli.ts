@@ -1,7 +1,12 @@
-// Runs the `mandate` CLI as a child process, as a user would: node with tsx, src/cli/main.ts, from
-// the repository root, without colour. Shared by the CLI tests and the demo test.
+// Runs the `mandate` CLI: in this process through its run function (src/cli/run.ts), its output
+// captured and its exit status returned, for every test that needs no process of its own; or as a
+// child process, as a user would (node with tsx, src/cli/main.ts, from the repository root,
+// without colour), for servers that must be signalled or killed and for the demos. Shared by the
+// CLI tests and the demo tests.
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
+import { PassThrough, Readable } from "node:stream"
+import { run } from "../../src/cli/run.js"
 import { repoRoot } from "./shared.js"
 
 export interface Ran {
@@ -37,3 +42,27 @@ export const runMandate = (
       resolve({ status, stdout, stderr })
     })
   })
+
+/** Runs `mandate ...args` to completion in this process: stdout and stderr captured, `env` its
+ * environment (default: this process's, without colour), `input` its whole stdin. Runs in one
+ * worker do not share any of these, so they may overlap. */
+export const runCli = async (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string } = {}
+): Promise<Ran> => {
+  const out = new PassThrough()
+  const err = new PassThrough()
+  let stdout = ""
+  let stderr = ""
+  out.on("data", (d: Buffer) => { stdout += d.toString() })
+  err.on("data", (d: Buffer) => { stderr += d.toString() })
+  const status = await run(args, {
+    stdout: out,
+    stderr: err,
+    stdin: Readable.from(options.input === undefined || options.input === "" ? [] : [Buffer.from(options.input)]),
+    env: options.env ?? { ...process.env, NO_COLOR: "1" }
+  })
+  // Whatever was written is through the pipes before the streams end.
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  return { status, stdout, stderr }
+}
