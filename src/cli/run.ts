@@ -16,7 +16,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Readable } from "node:stream"
-import { Cause, Console, Effect } from "effect"
+import { Cause, ConfigProvider, Console, Effect } from "effect"
 import { CliIo, consoleOf, exitFailed, type Io } from "./io.js"
 import { commandFor, commandPath } from "./tree.js"
 import { CommandPath } from "./where.js"
@@ -79,8 +79,11 @@ export const run = (args: ReadonlyArray<string>, io: RunIo): Promise<number> => 
     env: io.env ?? process.env,
     fail: () => { status = 1 }
   }
+  const env = Object.entries(full.env).filter((e): e is [string, string] => e[1] !== undefined)
   return runArgs(args).pipe(
     Effect.withConsole(consoleOf(full)),
+    // Config (environment variables read through Effect) sees the run's environment too.
+    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(env))),
     Effect.provideService(CliIo, full),
     Effect.provide(NodeContext.layer),
     Effect.runPromise
