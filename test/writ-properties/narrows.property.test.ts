@@ -5,8 +5,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { boundOf, narrowOf, narrowsVerdict, retype, TYPES, widenBound, type Bound, type BoundType } from "./arbitraries.js"
+import { depth } from "../support/depth.js"
 
-const RUNS = 1000
+const RUNS = depth(1000)
 
 /** Small domains, so that random triples often satisfy both premises of transitivity. */
 const smallBound = (t: BoundType): fc.Arbitrary<Bound> => {
