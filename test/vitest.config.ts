@@ -9,7 +9,8 @@ import { defineConfig } from "vitest/config"
 // - integration: real processes and real stores: PostgreSQL and on-disk stores (test/store*,
 //   `*postgres*`, `*concurrency*`, `workers`, `reserve-step`), processes killed or crashed
 //   (`*kill*`, `crash`, `startup`), the CLI started as a server or at a pseudo-terminal (the
-//   `INTEGRATION_FILES` below: files that spawn `mandate ... serve`, an MCP bridge, a proxy), the
+//   `INTEGRATION_FILES` below: files that spawn `mandate ... serve`, an MCP server, bridge or proxy,
+//   or several processes sharing one store), the
 //   README's examples run as programs, the benchmarks, and any `*.integration.test.ts`.
 // - unit: everything else: pure and in-process tests, CLI commands run in process through the
 //   CLI's run function (test/support/cli.ts `runCli`). `npm test` runs this project only.
@@ -28,17 +29,20 @@ const E2E = [
 ]
 
 const INTEGRATION_FILES = [
+  "test/accounting/sqlite.test.ts",
   "test/bind-writ-http/serve.test.ts",
   "test/cli-writ/cli.test.ts",
   "test/writ-executor/cli.test.ts",
   "test/writ-executor/scenarios.test.ts",
   "test/writ-gate/cli.test.ts",
   "test/writ-mcp/cli.test.ts",
+  "test/writ-mcp/proxy-*.test.ts",
   "test/yea-cli/do.test.ts",
   "test/yea-cli/serve.test.ts",
   "test/yea-cli/keys.test.ts",
   "test/yea-mcp/approve-cli.test.ts",
   "test/yea-mcp/bridge.test.ts",
+  "test/yea-mcp/flows.test.ts",
   "test/yea-mcp/inspector.test.ts",
   "test/yea-openapi/cli.test.ts",
   "test/yea-transports/hostile.test.ts"
@@ -70,11 +74,12 @@ export default defineConfig({
     // Two workers (the machine's two cores): files share no port, folder, schema or global.
     poolOptions: { forks: { minForks: 1, maxForks: 2 } },
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // The projects that start the CLI as a process start it bundled (test/support/bin-setup.ts).
     projects: [
       // unit first, then integration, then e2e: a quick failure shows before the slow ones run.
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...E2E, ...INTEGRATION], sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "integration", include: INTEGRATION, exclude: E2E, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: "e2e", include: E2E, sequence: { groupOrder: 2 } } }
+      { extends: true, test: { name: "integration", include: INTEGRATION, exclude: E2E, globalSetup: ["./test/support/bin-setup.ts"], sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "e2e", include: E2E, globalSetup: ["./test/support/bin-setup.ts"], sequence: { groupOrder: 2 } } }
     ]
   }
 })

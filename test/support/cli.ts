@@ -1,9 +1,10 @@
 // Runs the `mandate` CLI: in this process through its run function (src/cli/run.ts), its output
 // captured and its exit status returned, for every test that needs no process of its own; or as a
-// child process, as a user would (node with tsx, src/cli/main.ts, from the repository root,
-// without colour), for servers that must be signalled or killed and for the demos. Shared by the
+// child process, as a user would (the bundled CLI, or src/cli/main.ts through tsx, from the
+// repository root, without colour), for servers that must be signalled or killed and for the demos. Shared by the
 // CLI tests and the demo tests.
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { PassThrough, Readable } from "node:stream"
 import { run } from "../../src/cli/run.js"
@@ -15,9 +16,20 @@ export interface Ran {
   readonly stderr: string
 }
 
+/** Node's arguments that start the CLI: the bundle the run's global setup built (bin-setup.ts)
+ * when there is one, else the sources through tsx. tsx is loaded either way: some tests hand the
+ * CLI a handler module written in TypeScript. */
+export const cliEntry: ReadonlyArray<string> = [
+  "--import",
+  "tsx",
+  process.env.MANDATE_TEST_BIN !== undefined && existsSync(process.env.MANDATE_TEST_BIN)
+    ? process.env.MANDATE_TEST_BIN
+    : join(repoRoot, "src/cli/main.ts")
+]
+
 /** Starts `mandate ...args`; its stdout and stderr are pipes. */
 export const spawnMandate = (args: ReadonlyArray<string>): ChildProcess =>
-  spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), ...args], {
+  spawn(process.execPath, [...cliEntry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"]

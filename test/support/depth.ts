@@ -5,5 +5,6 @@
 // full run's sequence, never different ones.
 export const fullDepth: boolean = process.env.MANDATE_PROPERTY_DEPTH === "full"
 
-/** The number of runs for a property written to run `full` times. */
-export const depth = (full: number): number => (fullDepth ? full : Math.min(full, Math.max(100, Math.round(full / 10))))
+/** The number of runs for a property written to run `full` times; `least` is the fewest a fast
+ * run may do (a property whose coverage is itself checked needs enough cases to reach it). */
+export const depth = (full: number, least = 100): number => (fullDepth ? full : Math.min(full, Math.max(least, Math.round(full / 10))))

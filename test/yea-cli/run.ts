@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runCli } from "../support/cli.js"
+import { cliEntry, runCli } from "../support/cli.js"
 import { repoRoot } from "../support/shared.js"
 
 export interface Ran {
@@ -39,7 +39,6 @@ export const writeSeed = (dir: string, name: string, seed: Uint8Array, mode = 0o
   return path
 }
 
-const entry = join(repoRoot, "src/cli/main.ts")
 
 /** `mandate ...args` in this process (its run function) with `env` and `input` as its piped
  * stdin: not a terminal, as an agent's shell would run it. */
@@ -52,7 +51,7 @@ const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
 /** `mandate ...args` at a pseudo-terminal; `input` is typed at it. stdout and stderr arrive mixed. */
 export const mandateAtTerminal = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input: string, timeoutMs = 90_000): Promise<Ran> => {
-  const line = [process.execPath, "--import", "tsx", entry, ...args].map(shellQuote).join(" ")
+  const line = [process.execPath, ...cliEntry, ...args].map(shellQuote).join(" ")
   return new Promise((resolve) => {
     const child = spawn("script", ["-qec", line, "/dev/null"], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
