@@ -74,12 +74,12 @@ export default defineConfig({
     // Two workers (the machine's two cores): files share no port, folder, schema or global.
     poolOptions: { forks: { minForks: 1, maxForks: 2 } },
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // The projects that start the CLI as a process start it bundled (test/support/bin-setup.ts).
+    // integration starts the CLI as a process bundled (test/support/bin-setup.ts); e2e from the sources.
     projects: [
       // unit first, then integration, then e2e: a quick failure shows before the slow ones run.
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...E2E, ...INTEGRATION], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "integration", include: INTEGRATION, exclude: E2E, globalSetup: ["./test/support/bin-setup.ts"], sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: "e2e", include: E2E, globalSetup: ["./test/support/bin-setup.ts"], sequence: { groupOrder: 2 } } }
+      { extends: true, test: { name: "e2e", include: E2E, sequence: { groupOrder: 2 } } }
     ]
   }
 })

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { PassThrough, Readable } from "node:stream"
+import { inject } from "vitest"
 import { run } from "../../src/cli/run.js"
 import { repoRoot } from "./shared.js"
 
@@ -19,12 +20,11 @@ export interface Ran {
 /** Node's arguments that start the CLI: the bundle the run's global setup built (bin-setup.ts)
  * when there is one, else the sources through tsx. tsx is loaded either way: some tests hand the
  * CLI a handler module written in TypeScript. */
+const testBin = (inject as (key: string) => string | undefined)("mandateTestBin")
 export const cliEntry: ReadonlyArray<string> = [
   "--import",
   "tsx",
-  process.env.MANDATE_TEST_BIN !== undefined && existsSync(process.env.MANDATE_TEST_BIN)
-    ? process.env.MANDATE_TEST_BIN
-    : join(repoRoot, "src/cli/main.ts")
+  testBin !== undefined && existsSync(testBin) ? testBin : join(repoRoot, "src/cli/main.ts")
 ]
 
 /** Starts `mandate ...args`; its stdout and stderr are pipes. */
