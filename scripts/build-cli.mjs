@@ -10,7 +10,8 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const outdir = join(root, "dist", "bin")
+// The test suite builds its own copy elsewhere (test/support/bin-setup.ts): `node build-cli.mjs DIR`.
+const outdir = process.argv[2] ?? join(root, "dist", "bin")
 rmSync(outdir, { recursive: true, force: true })
 // The console's page (src/console/web) as one browser script, which the console serves as it is:
 // an installed package has no bundler (esbuild is a devDependency), so it is bundled here.

@@ -11,6 +11,7 @@ describe("README", () => {
   it("shows both commands", () => {
     expect(readme).toContain("npm ci && npm start")
     expect(readme).toContain("npm ci && npm test")
+    expect(readme).toContain("npm run test:all")
   })
 
   it("has a library example that runs and prints the reasons it names", () => {

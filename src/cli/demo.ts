@@ -7,6 +7,7 @@ import { RandomBytes } from "../kernel/services.js"
 import { ensureLedger, ledgerWhere } from "./demo-ledger.js"
 import { runDemo } from "./demo/run.js"
 import { runCommand } from "./writ-io.js"
+import { exitFailed } from "./io.js"
 
 const out = Options.text("out").pipe(Options.withDefault("out"), Options.withDescription("Folder for every object exchanged, the stores and the transcript"))
 
@@ -25,6 +26,6 @@ export const demoCommand = Command.make("demo", { out, cHandler, ledger: ledgerO
     const ledger = ledgerWhere(l)
     if (ledger !== undefined) yield* ensureLedger(ledger)
     const ok = yield* runDemo({ out, ...(Option.isSome(cHandler) ? { cHandler: cHandler.value } : {}), ...(ledger !== undefined ? { ledger } : {}) }).pipe(Effect.provide(RandomBytes.live))
-    if (!ok) yield* Effect.sync(() => { process.exitCode = 1 })
+    if (!ok) yield* exitFailed
   }))
 )

@@ -3,6 +3,7 @@
 // in place every `every` items and at the end, then left with a newline. No dependency: one line of
 // `\r`-rewritten text. Counted in items, never in time, so it draws the same on any machine.
 import { Effect } from "effect"
+import { CliIo } from "./io.js"
 
 export interface ProgressSink {
   readonly isTTY: boolean
@@ -48,6 +49,6 @@ export const makeProgress = (label: string, sink: ProgressSink, every = 250): Pr
   }
 }
 
-/** The bar on this process's stderr. */
-export const stderrProgress = (label: string): Progress =>
-  makeProgress(label, { isTTY: process.stderr.isTTY === true, write: (t) => void process.stderr.write(t) })
+/** The bar on the run's stderr. */
+export const stderrProgress = (label: string): Effect.Effect<Progress> =>
+  Effect.map(CliIo, (io) => makeProgress(label, { isTTY: io.stderr.isTTY === true, write: (t) => void io.stderr.write(t) }))

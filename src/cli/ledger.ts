@@ -16,19 +16,21 @@ import * as MemoryReservations from "../store/memory/reservations.js"
 import { initLedger, openLedger, openStores, parseLocation } from "./ledger-open.js"
 import { stderrProgress } from "./ledger-progress.js"
 import { Schema } from "effect"
+import { CliIo } from "./io.js"
 
 const where = Args.text({ name: "WHERE" }).pipe(Args.withDescription("the ledger's store: a SQLite file, or postgres://...#schema"))
 const ledgerName = Options.text("ledger").pipe(Options.withDefault("default"), Options.withDescription("the ledger's name in the store"))
 
 /** One line on stderr, the reason first; exit code 1. */
 const fail = (e: { readonly _tag: string; readonly message?: string }) =>
-  Effect.sync(() => {
-    const r = e as { reason?: string; detail?: string; path?: string; message?: string }
-    // One line, whatever the detail holds (a Schema's parse error spans several).
-    const why = (r.detail ?? r.message ?? "").replace(/\s*\n\s*/g, " ")
-    process.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${why}\n`)
-    process.exitCode = 1
-  })
+  Effect.flatMap(CliIo, (io) =>
+    Effect.sync(() => {
+      const r = e as { reason?: string; detail?: string; path?: string; message?: string }
+      // One line, whatever the detail holds (a Schema's parse error spans several).
+      const why = (r.detail ?? r.message ?? "").replace(/\s*\n\s*/g, " ")
+      io.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${why}\n`)
+      io.fail()
+    }))
 
 const run = <A, E extends { readonly _tag: string }, R>(eff: Effect.Effect<A, E, R>) => Effect.catchAll(Effect.asVoid(eff), fail)
 
@@ -117,7 +119,7 @@ const record = (o: { readonly events: string; readonly task: Option.Option<strin
       return yield* ledgerError("mode_mismatch", `the export is safe_telemetry; ledger ${writer.info.ledger} is ${writer.info.mode}`)
     }
   }
-  const bar = stderrProgress("record")
+  const bar = yield* stderrProgress("record")
   let n = 0
   yield* fs.stream(o.events).pipe(
     Stream.decodeText(),
@@ -178,7 +180,7 @@ const exportCommand = Command.make("export", {
   const info = yield* store.info
   if (Option.isNone(info)) return yield* ledgerError("ledger_missing", `no ledger ${o.ledger}`)
   const total = (yield* store.head).seq + 1
-  const bar = stderrProgress("export")
+  const bar = yield* stderrProgress("export")
   let n = 0
   const counted = readLedger(store.lines).pipe(Stream.tap(() => bar.tick(++n, total)))
   if (o.mode === "aggregate_export") {
@@ -193,7 +195,8 @@ const exportCommand = Command.make("export", {
   // Every line is checked against the chain before any leaves.
   yield* Stream.runDrain(counted)
   yield* bar.done
-  yield* Stream.runForEach(store.lines, (l) => Effect.sync(() => process.stdout.write(l + "\n")))
+  const io = yield* CliIo
+  yield* Stream.runForEach(store.lines, (l) => Effect.sync(() => void io.stdout.write(l + "\n")))
 }).pipe(Effect.provide(openStores(location, { ledger: o.ledger }))))))
 
 const verifyCommand = Command.make("verify", { where: Args.text({ name: "WHERE" }).pipe(Args.withDescription("the ledger's store (a SQLite file, or postgres://...#schema), or a JSONL file written by `mandate ledger export`")), ledger: ledgerName }, (o) =>
@@ -222,7 +225,7 @@ const replayCommand = Command.make("replay", {
   const parsed = parseJson(text, { maxDepth: 16, integersOnly: false })
   if (parsed._tag === "Left") return yield* ledgerError("invalid_policy", parsed.left.message)
   const spec = yield* decodePolicySpec(parsed.right)
-  const bar = stderrProgress("replay")
+  const bar = yield* stderrProgress("replay")
   const r = yield* replay(Stream.unwrap(events), toPolicy(spec), memory, bar.tick)
   yield* bar.done
   yield* Console.log(`${r.actions} recorded actions replayed under ${o.policy}: ${r.unchanged} decisions unchanged`)

@@ -9,6 +9,7 @@ import { describeServeError } from "../app/inputs.js"
 import { runFiles } from "../app/writ-files.js"
 import { readTallyBeside } from "../bind/writ-file/index.js"
 import { cliError, runCommand } from "./writ-io.js"
+import { exitFailed } from "./io.js"
 
 const runCommand_ = Command.make(
   "run",
@@ -30,7 +31,7 @@ const runCommand_ = Command.make(
       yield* Console.log(`${done.length} executed`)
     })).pipe(
       Effect.catchAll((e) =>
-        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ files run")}`), Effect.sync(() => { process.exitCode = 1 }))
+        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ files run")}`), exitFailed)
       )
     )
 ).pipe(Command.withDescription("Execute every call file in DIR whose work has no final tally; write each answer beside the work"))

@@ -8,6 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { startGate } from "../app/writ-gate.js"
 import { describeServeError } from "../app/inputs.js"
 import { encodeCanonical } from "../kernel/canonical.js"
+import { exitFailed } from "./io.js"
 
 export const writGateCommand = Command.make(
   "gate",
@@ -33,7 +34,7 @@ export const writGateCommand = Command.make(
       return yield* Effect.never
     })).pipe(
       Effect.catchAll((e) =>
-        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ gate")}`), Effect.sync(() => { process.exitCode = 1 }))
+        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ gate")}`), exitFailed)
       )
     )
 )

@@ -16,6 +16,7 @@ import { isJsonObject, type Json, type JsonObject, parseJson } from "../kernel/j
 import { RandomBytes, Signer } from "../kernel/services.js"
 import type { WritError } from "../writ/reason.js"
 import { CommandPath } from "./where.js"
+import { exitFailed } from "./io.js"
 
 /** A command's failure: a reason code (section 11, or `mandate/...`), where, and why. */
 export class CliError extends Data.TaggedError("CliError")<{
@@ -43,7 +44,7 @@ export const runCommand = <R>(self: Effect.Effect<void, CliError | WritError, R>
     const fail = (reason: string, path: string | undefined, message: string) =>
       Effect.zipRight(
         Console.error(`error: ${describeFailure({ reason, path: path === undefined || path === "" ? command : path, message })}`),
-        Effect.sync(() => { process.exitCode = 1 })
+        exitFailed
       )
     yield* self.pipe(
       Effect.catchAll((e) => fail(e.reason, e.path, e.message)),
@@ -55,7 +56,7 @@ export const runCommand = <R>(self: Effect.Effect<void, CliError | WritError, R>
   })
 
 /** Marks the command's outcome as a refusal (exit status 1) without an error line. */
-export const exitRefused = Effect.sync(() => { process.exitCode = 1 })
+export const exitRefused = exitFailed
 
 // ---------------------------------------------------------------------------------------------
 // Files

@@ -16,6 +16,7 @@ import {
   type ScenarioStore,
   type StoreContext
 } from "../writ/executor/scenario.js"
+import { exitFailed } from "./io.js"
 
 /**
  * A memory store: one instance for the whole scenario, which a restart keeps (it is the "file").
@@ -91,6 +92,6 @@ export const writScenariosCommand = Command.make("scenarios", { dir, store }, ({
     }
     const { passed, failed } = tally(results)
     yield* Console.log(`${passed} passed, ${failed} failed`)
-    if (failed > 0) return yield* Effect.sync(() => process.exit(1))
+    if (failed > 0) yield* exitFailed
   })
 )

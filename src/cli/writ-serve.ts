@@ -14,6 +14,7 @@ import { describeServeError, serveExecutor, ServeError, type ServeOptions } from
 import { DEFAULT_LIMITS } from "../bind/writ-http/listen.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES } from "../kernel/verification-cache.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS } from "../writ/chain.js"
+import { exitFailed } from "./io.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(8080), Options.withDescription("TCP port (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
@@ -115,7 +116,7 @@ export const writServeCommand = Command.make(
       return yield* serveExecutor(options, (r) => Console.log(encodeCanonical({ url: r.url, did: r.did, resolved: r.resolved }, "utf16")))
     }).pipe(
       Effect.catchAll((e) =>
-        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ serve")}`), Effect.sync(() => { process.exitCode = 1 }))
+        Effect.zipRight(Console.error(`error: ${describeServeError(e, "mandate writ serve")}`), exitFailed)
       )
     )
 ).pipe(Command.withDescription("Run a Writ executor over HTTP (section 10) with the SQLite (or PostgreSQL) store and a handler module"))

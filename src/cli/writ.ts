@@ -3,6 +3,7 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { formatFailure, runConformance, summary } from "../writ/conformance.js"
+import { exitFailed } from "./io.js"
 
 /** `mandate writ conformance DIR`: runs every vector file in DIR (spec section 14), prints one line
  * per failure and `N passed, N failed`; exits 1 when any failed. */
@@ -14,6 +15,6 @@ export const conformanceCommand = Command.make(
       const results = yield* runConformance(dir)
       for (const r of results) if (!r.pass) yield* Console.log(formatFailure(r))
       yield* Console.log(summary(results))
-      if (results.some((r) => !r.pass)) yield* Effect.sync(() => { process.exitCode = 1 })
+      if (results.some((r) => !r.pass)) yield* exitFailed
     })
 )

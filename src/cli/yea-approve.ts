@@ -23,13 +23,14 @@ import { SqliteStore } from "../store/sqlite/client.js"
 import { isKey } from "../yea/keys.js"
 import { agentKeyPath, homeFromEnv, principalKeyPath, readKey, readPublicKey } from "./yea-home.js"
 import { cliError, runCommand } from "./writ-io.js"
+import { CliIo, cliEnv } from "./io.js"
 
 const code = Args.text({ name: "CODE" }).pipe(Args.withDescription("the pc1. consent code the agent printed"))
 const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("for a job's approval code: the approval store the MCP server reads (its --sqlite FILE)"))
 const to = Options.text("to").pipe(Options.optional, Options.withDescription("the agent key the consent is for, after checking its fingerprint with the agent"))
 
-/** Whether a person is at this process's terminal (both ends). The CLI is the composition root. */
-const interactive = Effect.sync(() => process.stdin.isTTY === true && process.stdout.isTTY === true)
+/** Whether a person is at the run's terminal (both ends). The CLI is the composition root. */
+const interactive = Effect.map(CliIo, (io) => io.stdin.isTTY === true && io.stdout.isTTY === true)
 
 /** A job's plan as the person reads it: every member of the hashed job, nothing the model wrote elsewhere. */
 const jobLines = (r: JobConsentRequest): ReadonlyArray<string> => [
@@ -44,7 +45,7 @@ const jobLines = (r: JobConsentRequest): ReadonlyArray<string> => [
 const approveJob = (text: string, request: JobConsentRequest, file: Option.Option<string>) =>
   Effect.gen(function* () {
     if (Option.isNone(file)) return yield* Effect.fail(cliError("mandate/usage", "a job's approval code needs --sqlite FILE, the approval store the MCP server reads"))
-    const principal = yield* readKey(principalKeyPath(homeFromEnv()))
+    const principal = yield* readKey(principalKeyPath(homeFromEnv(yield* cliEnv)))
     yield* Console.log("Approve this plan?")
     for (const line of jobLines(request)) yield* Console.log("  " + line)
     const terminal = yield* Terminal.Terminal
@@ -71,7 +72,7 @@ export const yeaApproveCommand = Command.make("approve", { code, to, sqlite }, (
       if (Option.isSome(job)) return yield* approveJob(o.code, job.value, o.sqlite)
       const explicit = Option.getOrUndefined(o.to)
       if (explicit !== undefined && !isKey(explicit)) return yield* Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to"))
-      const h = homeFromEnv()
+      const h = homeFromEnv(yield* cliEnv)
       const localAgent = Option.getOrUndefined(yield* Effect.option(readPublicKey(agentKeyPath(h))))
       const review = yield* Effect.mapError(
         reviewConsentCode(o.code, { ...(localAgent !== undefined ? { localAgent } : {}), ...(explicit !== undefined ? { to: explicit } : {}) }),

@@ -16,6 +16,7 @@ import { keyFromSeed } from "../yea/keys.js"
 import { demoLedger, ledgerWhere } from "./demo-ledger.js"
 import { describeFailure } from "./writ-io.js"
 import { selfCommand } from "./self.js"
+import { exitFailed } from "./io.js"
 
 /** The three legs, each with fresh services; `self` is how to start this CLI as a child (stdio). */
 export const demoLegs = (keys: DemoKeys, self: ReadonlyArray<string>) => {
@@ -73,10 +74,10 @@ export const yeaDemoCommand = Command.make("demo", { ledger: ledgerOption }, ({ 
     }
     if (failed > 0) {
       yield* Console.log(`\n${failed} checks failed`)
-      yield* Effect.sync(() => void (process.exitCode = 1))
+      yield* exitFailed
     } else yield* Console.log("\nall checks passed on every transport")
   }).pipe(
     Effect.provide(Layer.merge(RandomBytes.live, where === undefined ? DecisionEvents.none : demoLedger(where))),
-    Effect.catchTag("CliError", (e) => Effect.zipRight(Console.error(`error: ${describeFailure(e)}`), Effect.sync(() => void (process.exitCode = 1))))
+    Effect.catchTag("CliError", (e) => Effect.zipRight(Console.error(`error: ${describeFailure(e)}`), exitFailed))
   )
 })

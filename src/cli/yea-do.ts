@@ -17,6 +17,7 @@ import { printable } from "../yea/lens/printable.js"
 import { lensReplyHardened } from "../yea/lens/reply.js"
 import { agentKeyPath, homeFromEnv, readGrants, readKey } from "./yea-home.js"
 import { type CliError, cliError, readBytes, runCommand } from "./writ-io.js"
+import { cliEnv } from "./io.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("yea://host:port, yeas://, http(s):// (the HTTP bridge) or stdio: (with --command)"))
 const verb = Args.choice(["HELLO", "ASK", "INTENT", "COMMIT", "UNDO", "EXPAND"].map((v) => [v, v] as const), { name: "VERB" })
@@ -53,7 +54,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
             return Either.isRight(v) && isJsonObject(v.right) ? Effect.succeed(v.right as Record<string, unknown>) : Effect.fail(cliError("invalid_params", "params is a JSON object", "--params"))
           }
         })
-        const h = homeFromEnv()
+        const h = homeFromEnv(yield* cliEnv)
         const grants = [...(o.noSaved ? [] : yield* readGrants(h)), ...o.grant.map((g) => g.trim())]
         // The agent key signs every proof; without grants none is sent, so HELLO and anonymous
         // ASK/INTENT work before `init`.

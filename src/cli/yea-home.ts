@@ -23,7 +23,7 @@ export interface Home {
 }
 
 /** The folders, from the environment (the CLI is the composition root: it may read it). */
-export const homeFromEnv = (env: NodeJS.ProcessEnv = process.env): Home => {
+export const homeFromEnv = (env: NodeJS.ProcessEnv): Home => {
   const home = resolve(env.MANDATE_HOME ?? join(homedir(), ".mandate"))
   return { home, principalHome: resolve(env.MANDATE_PRINCIPAL_HOME ?? home) }
 }

@@ -14,6 +14,7 @@ import { delegateGrant, issueRootGrant } from "../yea/grant.js"
 import { isKey } from "../yea/keys.js"
 import type { YeaError } from "../yea/reason.js"
 import { caveatOptions, caveatsOf } from "./yea-caveats.js"
+import { cliEnv } from "./io.js"
 import { agentKeyPath, createKey, homeFromEnv, principalKeyPath, readKey, readPublicKey, saveGrant } from "./yea-home.js"
 import { type CliError, cliError, runCommand } from "./writ-io.js"
 
@@ -26,7 +27,7 @@ const agentOnly = Options.boolean("agent-only").pipe(Options.withDescription("cr
 export const yeaInitCommand = Command.make("init", { agentOnly }, ({ agentOnly }) =>
   runCommand(
     Effect.gen(function* () {
-      const h = homeFromEnv()
+      const h = homeFromEnv(yield* cliEnv)
       const random = yield* RandomBytes
       const seed = random.bytes(32)
       const agent = yield* createKey(agentKeyPath(h), seed)
@@ -46,14 +47,14 @@ const noSave = Options.boolean("no-save").pipe(Options.withDescription("print th
 
 const holderKey = (flag: Option.Option<string>) =>
   Option.match(flag, {
-    onNone: () => readPublicKey(agentKeyPath(homeFromEnv())),
+    onNone: () => Effect.flatMap(cliEnv, (env) => readPublicKey(agentKeyPath(homeFromEnv(env)))),
     onSome: (k) => (isKey(k) ? Effect.succeed(k) : Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to")))
   })
 
 export const yeaGrantCommand = Command.make("grant", { ...caveatOptions, to, noSave }, (o) =>
   runCommand(
     Effect.gen(function* () {
-      const h = homeFromEnv()
+      const h = homeFromEnv(yield* cliEnv)
       const now = yield* unixSeconds
       const caveats = yield* caveatsOf(o, now)
       const sub = yield* holderKey(o.to)
@@ -76,7 +77,7 @@ export const yeaDelegateCommand = Command.make("delegate", { token, ...caveatOpt
       if (!isKey(o.to)) return yield* Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to"))
       const now = yield* unixSeconds
       const caveats = yield* caveatsOf(o, now)
-      const agent = yield* readKey(agentKeyPath(homeFromEnv()))
+      const agent = yield* readKey(agentKeyPath(homeFromEnv(yield* cliEnv)))
       const out = yield* Effect.mapError(delegateGrant(o.token.trim(), { sub: o.to, caveats, iat: now }), fromYea).pipe(Effect.provide(signerOf(agent)))
       yield* Console.log(out)
     })

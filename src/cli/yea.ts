@@ -2,6 +2,7 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { runConformance, summarize } from "../yea/conformance.js"
+import { exitFailed } from "./io.js"
 
 const dir = Args.directory({ name: "DIR", exists: "yes" }).pipe(
   Args.withDescription("a folder holding YEA conformance files (canonical.json, grants.json, ...)")
@@ -19,9 +20,7 @@ export const yeaConformanceCommand = Command.make("conformance", { dir }, ({ dir
     for (const line of summary.skipped) yield* Console.log(line)
     yield* Console.log(`${summary.passed} passed, ${summary.failed} failed`)
     if (summary.failed > 0) {
-      yield* Effect.sync(() => {
-        process.exitCode = 1
-      })
+      yield* exitFailed
     }
   })
 )

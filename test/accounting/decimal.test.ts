@@ -3,6 +3,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc, Option } from "effect"
 import { compareDecimal, rescale } from "../../src/accounting/decimal.js"
+import { depth } from "../support/depth.js"
 
 const amount = fc.bigInt({ min: 0n, max: 2n ** 53n - 1n })
 const scale = fc.integer({ min: 0, max: 18 })
@@ -22,7 +23,7 @@ describe("exact decimals", () => {
     const x = a * 10n ** BigInt(sb)
     const y = b * 10n ** BigInt(sa)
     expect(compareDecimal(a, sa, b, sb)).toBe(x < y ? -1 : x > y ? 1 : 0)
-  }, { fastCheck: { numRuns: 1000 } })
+  }, { fastCheck: { numRuns: depth(1000) } })
 
   it.prop("rescale is exact or refuses, and round-trips", [amount, scale, scale], ([a, from, to]) => {
     const r = rescale(a, from, to)
@@ -33,5 +34,5 @@ describe("exact decimals", () => {
       expect(to).toBeLessThan(from)
       expect(a % 10n ** BigInt(from - to)).not.toBe(0n)
     }
-  }, { fastCheck: { numRuns: 1000 } })
+  }, { fastCheck: { numRuns: depth(1000) } })
 })

@@ -116,7 +116,7 @@ describe("connection cap (issue 11 item 6)", () => {
       })
       // Three connections held open, each known to be accepted: it was answered and kept alive.
       // Each comes from a peer of its own (another loopback address): one peer alone never
-      // reaches the cap (peer-flood.test.ts).
+      // reaches the cap (peer-flood.integration.test.ts).
       const held: Array<Raw> = []
       for (let n = 0; n < 3; n++) {
         const raw = yield* connect(srv.url, `127.0.0.${n + 3}`)

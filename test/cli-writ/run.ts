@@ -1,13 +1,12 @@
-// Runs the `mandate` CLI as a child process, as a user would: node with tsx, src/cli/main.ts.
+// Runs the `mandate` CLI: a command in this process (its run function), `writ serve` as a child
+// process (a server the test stops).
 import type { ChildProcess } from "node:child_process"
-import { type Ran, runMandate, spawnMandate } from "../support/cli.js"
+import { type Ran, runCli, spawnMandate } from "../support/cli.js"
 
 export type { Ran } from "../support/cli.js"
 
-/** Runs one command to completion (asynchronously, so the test worker's event loop stays free).
- * Killed only when far past what a loaded machine takes (the test timeout is 300 s): a dozen of
- * these run at once, each transpiling the sources through tsx. */
-export const mandate = (...args: ReadonlyArray<string>): Promise<Ran> => runMandate(args, 240_000, "SIGKILL")
+/** Runs one command to completion in this process, its output captured. */
+export const mandate = (...args: ReadonlyArray<string>): Promise<Ran> => runCli(args)
 
 /** No stack trace on either stream: a failure is one line naming its reason. */
 export const noStack = (r: Ran): boolean => !/\n\s+at .+:\d+:\d+/.test(r.stdout + r.stderr)

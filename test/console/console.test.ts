@@ -14,7 +14,7 @@ import type { ConsoleConfigShape } from "../../src/console/stores.js"
 import type { AuditPage, AuditRowView } from "../../src/console/api.js"
 import * as SqliteWrit from "../../src/store/sqlite/writ-stores.js"
 import { type AuditEntry, AuditLog } from "../../src/writ/executor/stores.js"
-import { runMandate } from "../support/cli.js"
+import { runCli } from "../support/cli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-console-api-"))
 const store = join(dir, "store.sqlite")
@@ -135,7 +135,7 @@ describe("mandate console server", () => {
   it.live("mandate console: a missing store is one error line naming its reason, exit 1", () =>
     Effect.gen(function*() {
       const missing = join(dir, "nothing-here.sqlite")
-      const r = yield* Effect.promise(() => runMandate(["console", "--store", missing, "--port", "0"], 120_000, "SIGKILL"))
+      const r = yield* Effect.promise(() => runCli(["console", "--store", missing, "--port", "0"]))
       expect(r.status).toBe(1)
       expect(r.stderr.trim().split("\n")).toEqual([`error: console/store_unavailable at ${missing}: no such file (the console creates nothing)`])
       expect(existsSync(missing)).toBe(false)

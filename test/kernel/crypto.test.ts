@@ -6,6 +6,7 @@ import {
   decodeBase58, decodeBase64url, DID_KEY_LENGTH, didKeyFromPublicKey, encodeBase58, hasDidKeyShape, encodeBase64url, hashB64, isAcceptablePublicKey, isSmallOrderPoint,
   publicKeyFromDidKey, publicKeyFromSeed, RandomBytes, sign, SMALL_ORDER_ENCODINGS, verify
 } from "../../src/kernel/index.js"
+import { depth } from "../support/depth.js"
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s, "hex"))
 const pubOf = (n: number) => publicKeyFromSeed(new Uint8Array(32).fill(n))
@@ -13,7 +14,7 @@ const pubOf = (n: number) => publicKeyFromSeed(new Uint8Array(32).fill(n))
 describe("base64url (Writ section 1.1 rule 5)", () => {
   it.prop("round-trips", [fc.uint8Array({ minLength: 1, maxLength: 80 })], ([b]) => {
     expect(Option.getOrThrow(decodeBase64url(encodeBase64url(b)))).toEqual(b)
-  }, { fastCheck: { numRuns: 1000 } })
+  }, { fastCheck: { numRuns: depth(1000) } })
   it.each([["", "empty"], ["AA==", "padding"], ["A+B/", "standard alphabet"], ["AAAAA", "length 1 mod 4"], ["AB", "trailing bits"], ["A A", "space"]])(
     "refuses %j (%s)", (s) => expect(Option.isNone(decodeBase64url(s))).toBe(true))
 })
@@ -22,7 +23,7 @@ describe("base58btc (did:key, section 1.3)", () => {
   it.prop("round-trips, leading zero bytes included", [fc.uint8Array({ maxLength: 40 })], ([b]) => {
     const s = encodeBase58(b)
     expect(decodeBase58(s, s.length)).toEqual(b)
-  }, { fastCheck: { numRuns: 1000 } })
+  }, { fastCheck: { numRuns: depth(1000) } })
   it("refuses a string longer than its bound before reading it, and a character outside the alphabet", () => {
     expect(decodeBase58("2".repeat(48), 47)).toBeUndefined()
     expect(decodeBase58("0OIl", 10)).toBeUndefined()

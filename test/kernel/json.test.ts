@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
 import { encodeCanonical, jsonDepth, parseJson, parseJsonEffect, scanDepth, type Json } from "../../src/kernel/index.js"
+import { depth } from "../support/depth.js"
 
 const reason = (input: string | Uint8Array, opts?: Parameters<typeof parseJson>[1]) =>
   Either.match(parseJson(input, opts), { onLeft: (e) => e.reason, onRight: () => "ok" })
@@ -89,7 +90,7 @@ describe("canonical encoding (RFC 8785)", () => {
     const again = encodeCanonical(Either.getOrThrow(parseJson(once)), "utf16")
     expect(again).toBe(once)
     expect(jsonDepth(v)).toBe(scanDepth(once))
-  }, { fastCheck: { numRuns: 1000 } })
+  }, { fastCheck: { numRuns: depth(1000) } })
   it.effect("parseJsonEffect fails in the error channel with the reason", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(parseJsonEffect('{"a":1,"a":2}'))).reason).toBe("noncanonical")
@@ -104,6 +105,6 @@ describe("canonical encoding (RFC 8785)", () => {
       const dup = text.slice(0, -1) + "," + JSON.stringify(k) + ":0}"
       expect(reason(dup)).toBe("noncanonical")
     },
-    { fastCheck: { numRuns: 1000 } }
+    { fastCheck: { numRuns: depth(1000) } }
   )
 })

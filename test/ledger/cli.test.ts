@@ -4,14 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it, vi } from "vitest"
-import { runMandate } from "../support/cli.js"
+import { runCli } from "../support/cli.js"
 
 vi.setConfig({ testTimeout: 300_000 })
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-cli-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const p = (f: string) => join(dir, f)
-const mandate = (...args: ReadonlyArray<string>) => runMandate(["ledger", ...args], 120_000, "SIGKILL")
+const mandate = (...args: ReadonlyArray<string>) => runCli(["ledger", ...args])
 const refused = (r: { status: number | null; stderr: string }, reason: string) => {
   expect(r.status, r.stderr).toBe(1)
   expect(r.stderr).toMatch(new RegExp(`^error: ${reason}( at [^:]+)?: .+\\n$`))

@@ -8,7 +8,7 @@ import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { initLedger, openLedger, openStores, parseLocation } from "../../src/cli/ledger-open.js"
 import { LedgerStore, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
-import { runMandate } from "../support/cli.js"
+import { runCli } from "../support/cli.js"
 import { cost } from "./harness.js"
 
 vi.setConfig({ testTimeout: 300_000 })
@@ -16,7 +16,7 @@ vi.setConfig({ testTimeout: 300_000 })
 const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-export-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const p = (f: string) => join(dir, f)
-const mandate = (...args: ReadonlyArray<string>) => runMandate(["ledger", ...args], 120_000, "SIGKILL")
+const mandate = (...args: ReadonlyArray<string>) => runCli(["ledger", ...args])
 const refused = (r: { status: number | null; stderr: string }, reason: string) => {
   expect(r.status, r.stderr).toBe(1)
   expect(r.stderr).toMatch(new RegExp(`^error: ${reason}( at [^:]+)?: .+\\n$`))

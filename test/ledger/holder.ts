@@ -1,5 +1,5 @@
 // A process that reserves one guarded action and then hangs in it, for the recovery test
-// (recover.test.ts): it prints `held` once the reservation is recorded, and is SIGKILLed there.
+// (recover.integration.test.ts): it prints `held` once the reservation is recorded, and is SIGKILLed there.
 // Run: node --import tsx test/ledger/holder.ts '<json args>'
 import { Effect } from "effect"
 import { openLedger, parseLocation } from "../../src/cli/ledger-open.js"

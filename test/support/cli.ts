@@ -1,7 +1,14 @@
-// Runs the `mandate` CLI as a child process, as a user would: node with tsx, src/cli/main.ts, from
-// the repository root, without colour. Shared by the CLI tests and the demo test.
+// Runs the `mandate` CLI: in this process through its run function (src/cli/run.ts), its output
+// captured and its exit status returned, for every test that needs no process of its own; or as a
+// child process, as a user would (the bundled CLI, or src/cli/main.ts through tsx, from the
+// repository root, without colour), for servers that must be signalled or killed and for the demos. Shared by the
+// CLI tests and the demo tests.
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
+import { PassThrough, Readable } from "node:stream"
+import { inject } from "vitest"
+import { run } from "../../src/cli/run.js"
 import { repoRoot } from "./shared.js"
 
 export interface Ran {
@@ -10,9 +17,19 @@ export interface Ran {
   readonly stderr: string
 }
 
+/** Node's arguments that start the CLI: the bundle the run's global setup built (bin-setup.ts)
+ * when there is one, else the sources through tsx. tsx is loaded either way: some tests hand the
+ * CLI a handler module written in TypeScript. */
+const testBin = (inject as (key: string) => string | undefined)("mandateTestBin")
+export const cliEntry: ReadonlyArray<string> = [
+  "--import",
+  "tsx",
+  testBin !== undefined && existsSync(testBin) ? testBin : join(repoRoot, "src/cli/main.ts")
+]
+
 /** Starts `mandate ...args`; its stdout and stderr are pipes. */
 export const spawnMandate = (args: ReadonlyArray<string>): ChildProcess =>
-  spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), ...args], {
+  spawn(process.execPath, [...cliEntry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"]
@@ -37,3 +54,27 @@ export const runMandate = (
       resolve({ status, stdout, stderr })
     })
   })
+
+/** Runs `mandate ...args` to completion in this process: stdout and stderr captured, `env` its
+ * environment (default: this process's, without colour), `input` its whole stdin. Runs in one
+ * worker do not share any of these, so they may overlap. */
+export const runCli = async (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string } = {}
+): Promise<Ran> => {
+  const out = new PassThrough()
+  const err = new PassThrough()
+  let stdout = ""
+  let stderr = ""
+  out.on("data", (d: Buffer) => { stdout += d.toString() })
+  err.on("data", (d: Buffer) => { stderr += d.toString() })
+  const status = await run(args, {
+    stdout: out,
+    stderr: err,
+    stdin: Readable.from(options.input === undefined || options.input === "" ? [] : [Buffer.from(options.input)]),
+    env: options.env ?? { ...process.env, NO_COLOR: "1" }
+  })
+  // Whatever was written is through the pipes before the streams end.
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  return { status, stdout, stderr }
+}

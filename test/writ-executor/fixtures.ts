@@ -116,7 +116,9 @@ export const rig = (
   }
 ): Effect.Effect<ExecutorService, never, Scope.Scope> =>
   makeExecutorWith({
-    ...(options.shutdownGrace === undefined ? {} : { shutdownGrace: options.shutdownGrace }),
+    // A test executor stops at once unless the test is about the grace period (no test waits out
+    // the executor's own default of ten seconds).
+    shutdownGrace: options.shutdownGrace ?? 0,
     ...(options.refusalAudit === undefined ? {} : { refusalAudit: options.refusalAudit }),
     ...(options.replayAudit === undefined ? {} : { replayAudit: options.replayAudit })
   }).pipe(Effect.provide(executorContext(stores, options)))

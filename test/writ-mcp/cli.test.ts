@@ -9,10 +9,10 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { runMandate } from "../support/cli.js"
+import { cliEntry, runMandate } from "../support/cli.js"
 import { anyTool, call, files, grant, repo, root, statusOf } from "./support.js"
 
-const mandateArgs = (...args: ReadonlyArray<string>) => ["--import", "tsx", join(repo, "src/cli/main.ts"), ...args]
+const mandateArgs = (...args: ReadonlyArray<string>) => [...cliEntry, ...args]
 
 /** The SDK Client on `mandate writ mcp-proxy OPTIONS -- mandate writ mcp-echo`, closed with the scope. */
 const proxyClient = (options: ReadonlyArray<string>, serverKeyFile: string, echoOptions: ReadonlyArray<string> = []) =>

@@ -14,8 +14,9 @@ import { hashOf, key, writ, type Key } from "../support/writ-builders.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import { boundOf, narrowOf, prefixValue, retype, TYPES, widenBound, type Bound } from "./arbitraries.js"
 import type { Obj } from "../support/writ-builders.js"
+import { depth } from "../support/depth.js"
 
-const RUNS = 1000
+const RUNS = depth(1000)
 const T0 = 1_800_000_000
 /** KEYS[i] issues writ i and holds writ i - 1. */
 const KEYS: ReadonlyArray<Key> = Array.from({ length: 9 }, (_, i) => key(`prop-link${i}`))

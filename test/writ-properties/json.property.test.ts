@@ -12,8 +12,9 @@ import { FastCheck as fc } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { parseJson, type Json } from "../../src/kernel/json.js"
 import { canonicalText } from "../../src/writ/sign.js"
+import { depth } from "../support/depth.js"
 
-const RUNS = 1000
+const RUNS = depth(1000)
 
 // ---- generators --------------------------------------------------------------------------------
 

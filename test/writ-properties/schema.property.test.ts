@@ -27,8 +27,11 @@ import { canonicalText } from "../../src/writ/sign.js"
 import { Tally, verifyTally } from "../../src/writ/tally.js"
 import { verifyWrit, Writ } from "../../src/writ/writ.js"
 import { jsonSchemaAccepts, type WritObjectType } from "../support/json-schema.js"
+import { depth } from "../support/depth.js"
 
-const RUNS = 1500
+// At least 500 cases even in a fast run: the last test checks that the mutations reached every
+// verdict, which a few dozen cases per object type may not.
+const RUNS = depth(1500, 500)
 const SEED = 20261202
 
 const A = key("schema-prop-a")

@@ -12,8 +12,9 @@ import { verifyChain } from "../../src/writ/chain.js"
 import { verifyTallyTree } from "../../src/writ/tally.js"
 import type { Obj } from "../support/writ-builders.js"
 import type { Json } from "../../src/kernel/json.js"
+import { depth } from "../support/depth.js"
 
-const RUNS = 1000
+const RUNS = depth(1000)
 const T0 = 1_800_000_000
 const EXP = T0 + 100_000
 const OP = "op/run"

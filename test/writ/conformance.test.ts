@@ -2,13 +2,13 @@
 // absent. Every vector must pass, each rejection with the spec's reason.
 import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import { runCli } from "../support/cli.js"
 import { formatFailure, runConformance, runVectorText, summary } from "../../src/writ/conformance.js"
-import { repoRoot, sharedPath } from "../support/shared.js"
+import { sharedPath } from "../support/shared.js"
 
 const dir = sharedPath("reference", "writ", "vectors")
 
@@ -32,20 +32,16 @@ describe.skipIf(!dir)("Writ v0.1 conformance vectors", () => {
     expect((await Effect.runPromise(runVectorText("y.json", accepted))).pass).toBe(false)
   })
 
-  it("`mandate writ conformance DIR` prints failures and the summary, exit 1 on a failure", () => {
+  it("`mandate writ conformance DIR` prints failures and the summary, exit 1 on a failure", async () => {
     const tmp = mkdtempSync(join(tmpdir(), "writ-vectors-"))
     const good = readFileSync(join(dir!, "014_narrows_max_equal.json"), "utf8")
     writeFileSync(join(tmp, "a.json"), good)
-    const run = () =>
-      spawnSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "writ", "conformance", tmp], {
-        encoding: "utf8",
-        env: { ...process.env, NO_COLOR: "1" }
-      })
-    let r = run()
+    const run = () => runCli(["writ", "conformance", tmp])
+    let r = await run()
     expect(r.stdout.trim()).toBe("1 passed, 0 failed")
     expect(r.status).toBe(0)
     writeFileSync(join(tmp, "b.json"), JSON.stringify({ ...JSON.parse(good), expect: "reject", reason: "not_narrowed" }))
-    r = run()
+    r = await run()
     const lines = r.stdout.trim().split("\n")
     expect(lines).toHaveLength(2)
     expect(lines[0]).toContain("b.json")

@@ -8,6 +8,7 @@ import { decodeGrant } from "../../src/yea/grant.js"
 import { repoRoot } from "../support/shared.js"
 import { AGENT, PRINCIPAL, principalKey } from "../yea/_helpers.js"
 import { errorLine, hasScript, homes, mandate, mandateAtTerminal, writeSeed } from "./run.js"
+import { cliEntry } from "../support/cli.js"
 
 const T = 300_000
 const h = homes()
@@ -17,7 +18,7 @@ let server: ChildProcess | undefined
 let url = ""
 
 beforeAll(async () => {
-  server = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "serve", "shop", "--port", "0", "--trust", principalKey], { cwd: repoRoot, env: h.env, stdio: ["ignore", "ignore", "pipe"] })
+  server = spawn(process.execPath, [...cliEntry, "yea", "serve", "shop", "--port", "0", "--trust", principalKey], { cwd: repoRoot, env: h.env, stdio: ["ignore", "ignore", "pipe"] })
   url = await new Promise<string>((resolve, reject) => {
     let err = ""
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 90_000)

@@ -1,10 +1,11 @@
-// Runs `mandate yea ...` as a child process with its own MANDATE_HOME / MANDATE_PRINCIPAL_HOME,
-// piped (as an agent's shell would) or at a pseudo-terminal through util-linux `script` (as a
+// Runs `mandate yea ...` with its own MANDATE_HOME / MANDATE_PRINCIPAL_HOME, in this process with
+// its stdin piped (as an agent's shell would), or as a child process at a pseudo-terminal through util-linux `script` (as a
 // person would), the answer to any prompt written to its input. Every run has a time limit.
 import { spawn, spawnSync } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { cliEntry, runCli } from "../support/cli.js"
 import { repoRoot } from "../support/shared.js"
 
 export interface Ran {
@@ -38,22 +39,10 @@ export const writeSeed = (dir: string, name: string, seed: Uint8Array, mode = 0o
   return path
 }
 
-const entry = join(repoRoot, "src/cli/main.ts")
 
-export const mandate = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input = "", timeoutMs = 90_000): Promise<Ran> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()))
-    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
-    child.stdin.end(input)
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-    child.on("close", (status) => {
-      clearTimeout(timer)
-      resolve({ status, stdout, stderr })
-    })
-  })
+/** `mandate ...args` in this process (its run function) with `env` and `input` as its piped
+ * stdin: not a terminal, as an agent's shell would run it. */
+export const mandate = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input = ""): Promise<Ran> => runCli(args, { env, input })
 
 /** Whether util-linux `script` is here to give a child a pseudo-terminal. */
 export const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0
@@ -62,7 +51,7 @@ const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
 /** `mandate ...args` at a pseudo-terminal; `input` is typed at it. stdout and stderr arrive mixed. */
 export const mandateAtTerminal = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input: string, timeoutMs = 90_000): Promise<Ran> => {
-  const line = [process.execPath, "--import", "tsx", entry, ...args].map(shellQuote).join(" ")
+  const line = [process.execPath, ...cliEntry, ...args].map(shellQuote).join(" ")
   return new Promise((resolve) => {
     const child = spawn("script", ["-qec", line, "/dev/null"], { cwd: repoRoot, env, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""

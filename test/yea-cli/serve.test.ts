@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { repoRoot } from "../support/shared.js"
 import { AGENT, principalKey } from "../yea/_helpers.js"
 import { errorLine, homes, mandate, writeSeed } from "./run.js"
+import { cliEntry } from "../support/cli.js"
 
 const T = 300_000
 mkdirSync(join(repoRoot, ".tmp"), { recursive: true })
@@ -26,7 +27,7 @@ writeSeed(h.home, "agent.key", AGENT)
 
 describe("mandate yea serve --module", () => {
   it("serves the module's service; do reaches it over stdio:", async () => {
-    const command = [process.execPath, "--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "serve", "--module", good, "--stdio", "--trust", principalKey].join(" ")
+    const command = [process.execPath, ...cliEntry, "yea", "serve", "--module", good, "--stdio", "--trust", principalKey].join(" ")
     const hello = await mandate(["yea", "do", "stdio:", "HELLO", "--command", command], h.env)
     expect(hello.status, hello.stderr).toBe(0)
     expect(hello.stdout).toContain("# Notes (notes.example)")

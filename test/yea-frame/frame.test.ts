@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { decodeReplyEither, decodeRequestEither, ReplyFrame, RequestFrame, replyTo } from "../../src/yea/frame.js"
 import { repoRoot } from "../support/shared.js"
 import { validate } from "./json-schema.js"
+import { depth } from "../support/depth.js"
 
 const published = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(repoRoot, "schema", "yea", name), "utf8")) as Record<string, unknown>
@@ -101,7 +102,7 @@ describe("frames: runtime, Effect Schema and published JSON Schema agree", () =>
         expect(Schema.is(RequestFrame)(f)).toBe(runtime)
         expect(validate(requestJson, f)).toBe(runtime)
       }),
-      { numRuns: 3000, seed: 7 }
+      { numRuns: depth(3000), seed: 7 }
     )
   })
 
@@ -112,7 +113,7 @@ describe("frames: runtime, Effect Schema and published JSON Schema agree", () =>
         expect(Schema.is(ReplyFrame)(f)).toBe(runtime)
         expect(validate(replyJson, f)).toBe(runtime)
       }),
-      { numRuns: 3000, seed: 8 }
+      { numRuns: depth(3000), seed: 8 }
     )
   })
 })

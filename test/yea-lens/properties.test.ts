@@ -12,9 +12,10 @@ import { est } from "../../src/yea/lens/estimate.js"
 import { isUnprintable } from "../../src/yea/lens/printable.js"
 import { lensReplyHardened as lensReply } from "../../src/yea/lens/reply.js"
 import { Hardened } from "../../src/yea/lens/value.js"
+import { depth } from "../support/depth.js"
 const { lensValue } = Hardened
 
-const RUNS = { numRuns: 1000 }
+const RUNS = { numRuns: depth(1000) }
 const json = fc.jsonValue({ stringUnit: "binary", maxDepth: 4 })
 const text = fc.oneof(fc.string({ unit: "binary", maxLength: 30 }), fc.string({ maxLength: 30 }))
 
@@ -191,7 +192,8 @@ describe("budget fitting", () => {
         expect(new Set(handles).size).toBe(handles.length)
         expect(f.elided.map((e) => e.handle).sort()).toEqual([...handles].sort())
       }),
-      RUNS
+      // Its written depth in every run: the coverage checked below needs it.
+      { numRuns: 1000 }
     )
     if (process.env.LENS_PROBE) console.log(stats)
     // The generators must reach elision, list roots and exhaustion, or this property tests little.

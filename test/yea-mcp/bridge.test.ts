@@ -17,6 +17,7 @@ import { keyFromSeed } from "../../src/yea/keys.js"
 import { repoRoot } from "../support/shared.js"
 import { startNotes } from "../yea-openapi/rest-server.js"
 import { principalKey, principalSeed, policy, text } from "./harness.js"
+import { cliEntry } from "../support/cli.js"
 
 const agentSeed = new Uint8Array(32).fill(2)
 const agentKey = keyFromSeed(agentSeed)
@@ -31,7 +32,7 @@ const shop = Effect.acquireRelease(
   Effect.promise(
     () =>
       new Promise<{ url: string; kill: () => void }>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "serve", "shop", "--port", "0", "--trust", principalKey], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
+        const child = spawn(process.execPath, [...cliEntry, "yea", "serve", "shop", "--port", "0", "--trust", principalKey], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
         let err = ""
         const timer = setTimeout(() => reject(new Error(`the shop did not start: ${err}`)), 60_000)
         child.stderr.on("data", (c: Buffer) => {
@@ -59,7 +60,7 @@ const bridge = (url: string, o: { readonly approveHere?: boolean; readonly form?
           return { action: "accept", content: plan === undefined ? { confirm } : { plan, confirm } }
         })
       }
-      const args = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant, ...(o.approveHere ? ["--approve-here", encodeBase64url(principalSeed)] : [])]
+      const args = [...cliEntry, "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant, ...(o.approveHere ? ["--approve-here", encodeBase64url(principalSeed)] : [])]
       await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe" }))
       return client
     }),
@@ -142,7 +143,7 @@ describe("the bridge in front of the OpenAPI adapter", () => {
           Effect.promise(
             () =>
               new Promise<{ url: string; kill: () => void }>((resolve, reject) => {
-                const args = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "openapi", join(repoRoot, "test/yea-openapi/fixtures/notes.json"), "--base", rest.base, "--port", "0", "--id", "notes.example", "--trust", principalKey]
+                const args = [...cliEntry, "yea", "openapi", join(repoRoot, "test/yea-openapi/fixtures/notes.json"), "--base", rest.base, "--port", "0", "--id", "notes.example", "--trust", principalKey]
                 const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
                 let err = ""
                 const timer = setTimeout(() => reject(new Error(`did not start: ${err}`)), 60_000)
@@ -162,7 +163,7 @@ describe("the bridge in front of the OpenAPI adapter", () => {
         const c = yield* Effect.acquireRelease(
           Effect.promise(async () => {
             const client = new Client({ name: "test", version: "1" })
-            const args = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "mcp", api.url, "--agent-seed", encodeBase64url(agentSeed), "--grant", notesGrant]
+            const args = [...cliEntry, "yea", "mcp", api.url, "--agent-seed", encodeBase64url(agentSeed), "--grant", notesGrant]
             await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe" }))
             return client
           }),

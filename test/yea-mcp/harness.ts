@@ -20,6 +20,7 @@ import { keyFromSeed } from "../../src/yea/keys.js"
 import { approvalLayer } from "../../src/store/sqlite/approval.js"
 import { SqliteStore } from "../../src/store/sqlite/client.js"
 import { repoRoot } from "../support/shared.js"
+import { cliEntry } from "../support/cli.js"
 
 export const principalSeed = new Uint8Array(32).fill(1)
 export const serverSeed = new Uint8Array(32).fill(5)
@@ -54,9 +55,7 @@ export interface StartOptions {
 }
 
 const cliArgs = (o: StartOptions, db: string) => [
-  "--import",
-  "tsx",
-  join(repoRoot, "src/cli/main.ts"),
+  ...cliEntry,
   "yea",
   "mcp-example",
   "--server-seed",

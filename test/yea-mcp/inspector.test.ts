@@ -13,6 +13,7 @@ import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { repoRoot } from "../support/shared.js"
 import { principalKey, principalSeed } from "./harness.js"
+import { cliEntry } from "../support/cli.js"
 
 const inspector = (() => {
   try {
@@ -50,7 +51,7 @@ const run = (command: string, args: ReadonlyArray<string>, onLine?: (s: string) 
   })
 
 const shop = Effect.acquireRelease(
-  Effect.promise(() => run(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "serve", "shop", "--port", "0", "--trust", principalKey], (s) => /serving \S+ at (\S+)/.test(s))),
+  Effect.promise(() => run(process.execPath, [...cliEntry, "yea", "serve", "shop", "--port", "0", "--trust", principalKey], (s) => /serving \S+ at (\S+)/.test(s))),
   (s) => Effect.sync(() => s.kill())
 ).pipe(Effect.map((s) => (/serving \S+ at (\S+)/.exec(s.out) as RegExpExecArray)[1]))
 
@@ -58,7 +59,7 @@ const shop = Effect.acquireRelease(
 const inspect = (url: string, method: ReadonlyArray<string>) =>
   Effect.promise(async () => {
     // inspector-cli's form: the server's command as its target, the server's own arguments after `--`.
-    const bridge = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant]
+    const bridge = [...cliEntry, "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant]
     // It looks for its own package.json with existsSync("../package.json") against the working
     // directory, then imports that path against its module: run it one folder below a package.json.
     const r = await run(process.execPath, [inspector as string, process.execPath, ...method, "--", ...bridge], undefined, join(repoRoot, "test"))

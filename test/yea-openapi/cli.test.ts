@@ -12,6 +12,7 @@ import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { repoRoot } from "../support/shared.js"
 import { startNotes } from "./rest-server.js"
+import { cliEntry } from "../support/cli.js"
 
 const principalSeed = new Uint8Array(32).fill(1)
 const agentSeed = new Uint8Array(32).fill(2)
@@ -21,7 +22,7 @@ const serve = (base: string) =>
     Effect.promise(
       () =>
         new Promise<{ url: string; kill: () => void }>((resolve, reject) => {
-          const args = ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "openapi", join(import.meta.dirname, "fixtures", "notes.json"), "--base", base, "--port", "0", "--id", "notes.example", "--trust", keyFromSeed(principalSeed), "--header", "authorization: Bearer secret-token"]
+          const args = [...cliEntry, "yea", "openapi", join(import.meta.dirname, "fixtures", "notes.json"), "--base", base, "--port", "0", "--id", "notes.example", "--trust", keyFromSeed(principalSeed), "--header", "authorization: Bearer secret-token"]
           const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
           let err = ""
           const timer = setTimeout(() => reject(new Error(`did not start: ${err}`)), 60_000)

@@ -15,10 +15,11 @@ import { makeClient } from "../../src/yea/client.js"
 import type { FinalReply } from "../../src/yea/frame.js"
 import { repoRoot } from "../support/shared.js"
 import { AGENT, issue, principalKey } from "../yea/_helpers.js"
+import { cliEntry } from "../support/cli.js"
 
 const start = (db: string) =>
   new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "serve", "shop", "--port", "0", "--sqlite", db, "--trust", principalKey], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
+    const child = spawn(process.execPath, [...cliEntry, "yea", "serve", "shop", "--port", "0", "--sqlite", db, "--trust", principalKey], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
     let err = ""
     const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`serve did not start: ${err}`))), 120_000)
     child.stderr!.on("data", (d: Buffer) => {

@@ -19,6 +19,7 @@ import { repoRoot } from "../support/shared.js"
 import { principalKey } from "../yea/_helpers.js"
 import { shop, stores } from "../yea-service/support.js"
 import { type RawPeer, rawPeer } from "../yea-tcp/raw.js"
+import { cliEntry } from "../support/cli.js"
 
 const hello = (id: string) => JSON.stringify({ yea: 1, id, verb: "HELLO" }) + "\n"
 const piece = "a".repeat(65536)
@@ -90,7 +91,7 @@ describe("yeas:// (TLS)", () => {
 
 describe("stdio:", () => {
   it("the real child: oversized frame, split frame, invalid UTF-8; still usable; ends with stdin", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "serve", "shop", "--stdio", "--trust", principalKey], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [...cliEntry, "yea", "serve", "shop", "--stdio", "--trust", principalKey], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] })
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
     const timer = setTimeout(() => child.kill("SIGKILL"), 240_000)
     try {

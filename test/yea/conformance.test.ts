@@ -2,13 +2,13 @@
 // files of our own to show the runner and the CLI report failures (so a pass means something).
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect } from "effect"
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import { runCli } from "../support/cli.js"
 import { checkFile, runConformance, summarize } from "../../src/yea/conformance.js"
-import { repoRoot, sharedPath } from "../support/shared.js"
+import { sharedPath } from "../support/shared.js"
 import { agentKey, ask, issue, principalKey, NOW } from "./_helpers.js"
 
 const dir = sharedPath("reference", "yea", "conformance")
@@ -67,7 +67,7 @@ describe("the runner reports failures", () => {
 })
 
 describe("mandate yea conformance DIR", () => {
-  it("prints one line per failed case, the counts, and exits 1", () => {
+  it("prints one line per failed case, the counts, and exits 1", async () => {
     const tmp = mkdtempSync(join(tmpdir(), "yea-conf-"))
     try {
       writeFileSync(
@@ -78,15 +78,7 @@ describe("mandate yea conformance DIR", () => {
         ])
       )
       writeFileSync(join(tmp, "approval.json"), "{}")
-      let out = ""
-      let status = 0
-      try {
-        execFileSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "conformance", tmp], { cwd: repoRoot, encoding: "utf8" })
-      } catch (e) {
-        const err = e as { stdout: string; status: number }
-        out = err.stdout
-        status = err.status
-      }
+      const { status, stdout: out } = await runCli(["yea", "conformance", tmp])
       expect(status).toBe(1)
       const lines = out.trim().split("\n")
       expect(lines[0]).toMatch(/^canonical\.json: wrong: expected "\[2\]", got "\[1\]"$/)
@@ -96,8 +88,10 @@ describe("mandate yea conformance DIR", () => {
       rmSync(tmp, { recursive: true, force: true })
     }
   })
-  it.skipIf(!dir)("exits 0 on the published vectors", () => {
-    const out = execFileSync(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "yea", "conformance", dir!], { cwd: repoRoot, encoding: "utf8" })
+  it.skipIf(!dir)("exits 0 on the published vectors", async () => {
+    const r = await runCli(["yea", "conformance", dir!])
+    expect(r.status).toBe(0)
+    const out = r.stdout
     expect(out.trim().split("\n").pop()).toMatch(/^\d+ passed, 0 failed$/)
   })
 })

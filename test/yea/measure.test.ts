@@ -14,6 +14,7 @@ import {
   quantityValue,
   unitsAt
 } from "../../src/yea/measure.js"
+import { depth } from "../support/depth.js"
 
 describe("quantity well-formedness (§5.1)", () => {
   const good: ReadonlyArray<unknown> = [
@@ -111,7 +112,7 @@ describe("exact decimals (property, vs an independent bigint oracle)", () => {
       fc.property(dec, dec, (a, b) => {
         expect(compareDecimal(decimal(a.amount, a.scale), decimal(b.amount, b.scale))).toBe(oracle(a, b))
       }),
-      { numRuns: 1000, seed: 1 }
+      { numRuns: depth(1000), seed: 1 }
     )
   })
   it("equal values at different scales compare equal (100 at 0 = 10000 at 2)", () => {
@@ -120,7 +121,7 @@ describe("exact decimals (property, vs an independent bigint oracle)", () => {
         expect(compareDecimal(decimal(n, s), decimal(n * 10n ** BigInt(k), s + k))).toBe(0)
         if (n > 0n) expect(compareDecimal(decimal(n, s), decimal(n * 10n ** BigInt(k) - 1n, s + k))).toBe(1)
       }),
-      { numRuns: 1000, seed: 2 }
+      { numRuns: depth(1000), seed: 2 }
     )
   })
   it("addDecimal is exact: (a + b) compared with c agrees with the oracle on the sum", () => {
@@ -133,7 +134,7 @@ describe("exact decimals (property, vs an independent bigint oracle)", () => {
         const expected = oracle({ amount: num, scale: den }, c)
         expect(compareDecimal(sum, decimal(c.amount, c.scale))).toBe(expected)
       }),
-      { numRuns: 1000, seed: 3 }
+      { numRuns: depth(1000), seed: 3 }
     )
   })
   it("never uses floats: values past 2^53 at scale 18 stay exact", () => {

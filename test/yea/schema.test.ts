@@ -7,6 +7,7 @@ import { Caveat, caveatProblem } from "../../src/yea/caveat.js"
 import { Quantity, isQuantity, isUses, Uses } from "../../src/yea/measure.js"
 import { Receipt, undoRequest } from "../../src/yea/receipt.js"
 import { check, issue, principalKey, rawBlock, rawToken, rootPayload, MALLORY, malloryKey } from "./_helpers.js"
+import { depth } from "../support/depth.js"
 
 const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -23,7 +24,7 @@ describe("schemas agree with the validators", () => {
       fc.property(json, (v) => {
         expect(Either.isRight(Schema.decodeUnknownEither(Quantity)(v))).toBe(isQuantity(v))
       }),
-      { numRuns: 1000, seed: 11 }
+      { numRuns: depth(1000), seed: 11 }
     )
   })
   it("Caveat", () => {
@@ -32,7 +33,7 @@ describe("schemas agree with the validators", () => {
         const bySchema = Either.isRight(Schema.decodeUnknownEither(Caveat)(v, { onExcessProperty: "error" }))
         expect(bySchema).toBe(caveatProblem(v) === undefined)
       }),
-      { numRuns: 1000, seed: 12 }
+      { numRuns: depth(1000), seed: 12 }
     )
   })
   it("Uses", () => {

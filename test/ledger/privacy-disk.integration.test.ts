@@ -22,7 +22,7 @@ import { publishAccepted } from "../../src/writ/executor/decisions.js"
 import type { ExecutorEnv } from "../../src/writ/executor/state.js"
 import { publishReply } from "../../src/yea/service/decisions.js"
 import { pgReachable } from "../accounting/pg.js"
-import { runMandate } from "../support/cli.js"
+import { runCli } from "../support/cli.js"
 import { cost } from "./harness.js"
 
 // Looked up, not imported by name, so that this file also runs (and fails) on code without it.
@@ -244,7 +244,7 @@ describe("mandate ledger with a safe_telemetry ledger", () => {
     Effect.promise(async () => {
       const dir = tmp()
       const db = join(dir, "cli.db")
-      const mandate = (...args: ReadonlyArray<string>) => runMandate(["ledger", ...args], 120_000, "SIGKILL")
+      const mandate = (...args: ReadonlyArray<string>) => runCli(["ledger", ...args])
       expect((await mandate("init", db, "--mode", "safe_telemetry")).status).toBe(0)
       expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600)
       const key = readFileSync(`${db}.key`, "utf8").trim()
