@@ -197,7 +197,7 @@ export const makeGuard = (config: GuardConfig) =>
           return yield* refuseRecorded(action, decision(false, "directive_issued", { _tag: "stop" }, stop.value.policy))
         }
         const value = action.value ?? (Option.isSome(estimator) ? yield* estimator.value.estimate(action.kind, options.context) : undefined)
-        const c = yield* config.policy.evaluate({ action, value, namespace: config.namespace })
+        const c = yield* config.policy.evaluate({ action, value, namespace: writer.limitNamespace(config.namespace) })
         const limits = limitsOf(c.draws, c.caps)
         const verdict = c.verdicts[0]
         // The directive's effect in this mode (directive.ts, the one place that decides it).

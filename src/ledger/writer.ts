@@ -112,6 +112,13 @@ export interface LedgerWriterService {
   /** Appends the bodies as consecutive lines (one atomic step). */
   readonly append: (bodies: ReadonlyArray<EventBody>) => Effect.Effect<void, StoreError | LedgerError>
   readonly held: (owner: string) => Effect.Effect<ReadonlyArray<HeldReservation>, StoreError | LedgerError>
+  /**
+   * The namespace as the accounting tables keep it in their limit keys: itself in local_full, its
+   * pseudonym in safe_telemetry (a namespace is often a user's or tenant's name, and the limit
+   * keys are stored beside the ledger). The same key gives the same pseudonym in every process, so
+   * ledgers sharing a namespace still share their budgets.
+   */
+  readonly limitNamespace: (namespace: string) => string
 }
 
 export class LedgerWriter extends Context.Tag("mandate/ledger/LedgerWriter")<LedgerWriter, LedgerWriterService>() {}
@@ -156,7 +163,8 @@ export const makeWriter: Effect.Effect<LedgerWriterService, StoreError | LedgerE
           handedOut.add(`run\u0000${h.run_id}`)
         }
       }))
-  return { info, append, held }
+  const limitNamespace = key === undefined ? (n: string) => n : (n: string) => pseudonym(key, "namespace", n)
+  return { info, append, held, limitNamespace }
 })
 
 /** Creates a ledger on the LedgerStore in context: its header line declares the mode. */

@@ -33,7 +33,8 @@ const M = {
   action: "MKxActionZq1", action2: "MKxActionZq2", action3: "MKxActionZq3", held: "MKxHeldActZq",
   run: "MKxRunZq", owner: "MKxOwnerZq", principal: "MKxPrincipalZq", task: "MKxTaskZq", state: "MKxStateZq", phase: "MKxPhaseZq",
   meta: "MKxMetaValueZq", writ: "MKxWritZ", total: "MKxTotalZq", writPrincipal: "MKxWritFromZq", callId: "MKxCallIdZq", op: "MKxOpZq",
-  app: "mkxappzq", unit: "MKxUnitZq", proposal: "MKxProposalZq", requester: "MKxRequesterZq", capability: "MKxCapZq"
+  app: "mkxappzq", unit: "MKxUnitZq", proposal: "MKxProposalZq", requester: "MKxRequesterZq", capability: "MKxCapZq",
+  namespace: "MKxNamespaceZq"
 }
 const markers = Object.values(M)
 
@@ -53,7 +54,7 @@ const ops = { ledger: "privacy" } as const
 const guarded = <E, R>(scan: Effect.Effect<void, E, R>) =>
   Effect.gen(function*() {
     const guard = yield* makeGuard({
-      mode: "enforce", namespace: "ns", runId: M.run, owner: M.owner,
+      mode: "enforce", namespace: M.namespace, runId: M.run, owner: M.owner,
       policy: compose(usdBudget("100" as Usd), tokenBudget(1_000_000n), dedup("exact"))
     })
     const act = (id: string, extra = {}) => ({
