@@ -4,18 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it, vi } from "vitest"
-import { runCli } from "../support/cli.js"
+import { expectRefused, ledgerCli } from "./cli-harness.js"
 
 vi.setConfig({ testTimeout: 300_000 })
 
 const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-cli-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const p = (f: string) => join(dir, f)
-const mandate = (...args: ReadonlyArray<string>) => runCli(["ledger", ...args])
-const refused = (r: { status: number | null; stderr: string }, reason: string) => {
-  expect(r.status, r.stderr).toBe(1)
-  expect(r.stderr).toMatch(new RegExp(`^error: ${reason}( at [^:]+)?: .+\\n$`))
-}
+const mandate = ledgerCli
+const refused = expectRefused
 
 const usd = (v: string) => ({ tokens: 10, usd: v, latency_ms: 0, risk: 0 })
 const recorded = (id: string) => [

@@ -8,7 +8,7 @@ import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { initLedger, openLedger, openStores, parseLocation } from "../../src/cli/ledger-open.js"
 import { LedgerStore, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
-import { runCli } from "../support/cli.js"
+import { expectRefused, ledgerCli } from "./cli-harness.js"
 import { cost } from "./harness.js"
 
 vi.setConfig({ testTimeout: 300_000 })
@@ -16,11 +16,8 @@ vi.setConfig({ testTimeout: 300_000 })
 const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-export-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const p = (f: string) => join(dir, f)
-const mandate = (...args: ReadonlyArray<string>) => runCli(["ledger", ...args])
-const refused = (r: { status: number | null; stderr: string }, reason: string) => {
-  expect(r.status, r.stderr).toBe(1)
-  expect(r.stderr).toMatch(new RegExp(`^error: ${reason}( at [^:]+)?: .+\\n$`))
-}
+const mandate = ledgerCli
+const refused = expectRefused
 
 /** A ledger with three guarded actions (one refused), exported to a JSONL file as `export` writes it. */
 const exported = async (name: string, mode: "local_full" | "safe_telemetry") => {

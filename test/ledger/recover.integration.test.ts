@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it, vi } from "vitest"
 import { Reservations } from "../../src/accounting/reservations.js"
 import { openLedger, openStores, parseLocation } from "../../src/cli/ledger-open.js"
 import { budgetKey, compose, createLedger, dedup, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
-import { runCli } from "../support/cli.js"
+import { expectRefused, ledgerCli } from "./cli-harness.js"
 import { cost } from "./harness.js"
 
 vi.setConfig({ testTimeout: 300_000 })
@@ -20,11 +20,8 @@ vi.setConfig({ testTimeout: 300_000 })
 const dir = mkdtempSync(join(tmpdir(), "mandate-ledger-recover-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const holder = join(dirname(fileURLToPath(import.meta.url)), "holder.ts")
-const mandate = (...args: ReadonlyArray<string>) => runCli(["ledger", ...args])
-const refused = (r: { status: number | null; stderr: string }, reason: string) => {
-  expect(r.status, r.stderr).toBe(1)
-  expect(r.stderr).toMatch(new RegExp(`^error: ${reason}( at [^:]+)?: .+\\n$`))
-}
+const mandate = ledgerCli
+const refused = expectRefused
 
 /** Starts a holder process and SIGKILLs it once its reservation is recorded. */
 const killedHolding = (where: string, owner: string, id: string, usd: string) =>

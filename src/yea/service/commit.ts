@@ -74,6 +74,13 @@ const outcomeOf = (what: "commit" | "undo", cause: Cause.Cause<YeaError>): Commi
   return unknownOutcome(what, Cause.isInterruptedOnly(cause) ? "it was interrupted" : "the service failed")
 }
 
+/** How a failed handler ended, as recorded; a defect (neither a YeaError nor an interruption) is logged. */
+const failedOutcome = (what: "commit" | "undo", cause: Cause.Cause<YeaError>): Effect.Effect<CommitOutcome> =>
+  Effect.as(
+    !Cause.isInterruptedOnly(cause) && Option.isNone(Cause.failureOption(cause)) ? Effect.logError(`yea ${what} handler defect`, cause) : Effect.void,
+    outcomeOf(what, cause)
+  )
+
 /**
  * Claims the commit of `record` and reserves its `total` draws in one atomic step, runs the
  * capability's commit, and records how it ended. Uninterruptible except for the handler itself:
@@ -110,8 +117,7 @@ const claimAndRun = (
         const ctx: CommitContext = { proposal: p.id, requester: who.requester, principal: who.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
         const exit = yield* Effect.exit(restore(env.provide(cap.commit(record.action, ctx))))
         if (Exit.isFailure(exit)) {
-          if (!Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))) yield* Effect.logError("yea commit handler defect", exit.cause)
-          const outcome = outcomeOf("commit", exit.cause)
+          const outcome = yield* failedOutcome("commit", exit.cause)
           yield* commits.settle(p.id, outcome).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
           // §6.3: a reservation is released if execution fails; one that may have acted stays
           // drawn, as spent (never over the limit, never given back to a second run).
@@ -247,8 +253,7 @@ const claimAndUndo = (
         const ctx: CommitContext = { proposal: rec.proposal, requester, principal: rec.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
         const exit = yield* Effect.exit(restore(env.provide(cap.undo(rec.action, receipt.result, ctx))))
         if (Exit.isFailure(exit)) {
-          if (!Cause.isInterruptedOnly(exit.cause) && Option.isNone(Cause.failureOption(exit.cause))) yield* Effect.logError("yea undo handler defect", exit.cause)
-          const outcome = outcomeOf("undo", exit.cause)
+          const outcome = yield* failedOutcome("undo", exit.cause)
           yield* commits.settleUndo(rec.proposal, outcome).pipe(Effect.catchTag("StoreError", (e) => Effect.fail(storeFailure(e))))
           return yield* Effect.fail(yeaError(outcome.code, outcome.message))
         }
