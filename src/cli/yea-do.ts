@@ -1,6 +1,7 @@
-// `mandate yea do URL VERB [CAPABILITY] ...` (issue 7, item 7): one request from the command line,
+// `mandate yea do URL VERB [CAPABILITY] ...`: one request from the command line,
 // as an agent would send it (SPEC §3, §4): HELLO first (proofs are bound to the service id, §6.5),
-// then the verb with this machine's agent key, its saved grants and any `--grant`. Prints what the
+// then the verb with this machine's agent key, its saved grants that may hold at this service
+// (§6.3 `svc`) and any `--grant`. Prints what the
 // agent reads: the hardened Lens of the reply (README, "Lens"), or the reply as JSON.
 // An ERROR reply is printed too, then said as `error: <code> at <verb>: <message>`, exit status 1.
 import { Args, Command, Options } from "@effect/cli"
