@@ -1,6 +1,7 @@
-// `mandate yea do URL VERB [CAPABILITY] ...` (issue 7, item 7): one request from the command line,
+// `mandate yea do URL VERB [CAPABILITY] ...`: one request from the command line,
 // as an agent would send it (SPEC §3, §4): HELLO first (proofs are bound to the service id, §6.5),
-// then the verb with this machine's agent key, its saved grants and any `--grant`. Prints what the
+// then the verb with this machine's agent key, its saved grants that may hold at this service
+// (§6.3 `svc`) and any `--grant`. Prints what the
 // agent reads: the hardened Lens of the reply (README, "Lens"), or the reply as JSON.
 // An ERROR reply is printed too, then said as `error: <code> at <verb>: <message>`, exit status 1.
 import { Args, Command, Options } from "@effect/cli"
@@ -10,6 +11,7 @@ import { isJsonObject, parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeClient, type YeaClientShape } from "../yea/client.js"
 import type { FinalReply } from "../yea/frame.js"
+import { decodeGrant } from "../yea/grant.js"
 import type { YeaError } from "../yea/reason.js"
 import { encodeConsentCode } from "../yea/consent.js"
 import { keyFromSeed } from "../yea/keys.js"
@@ -40,6 +42,44 @@ const options = {
   timeout: Options.integer("timeout").pipe(Options.withDefault(30), Options.withDescription("seconds to wait for the reply"))
 }
 
+/**
+ * Whether a saved grant may authorize anything at `service` (§6.3: every caveat in every block must
+ * hold, and `{"svc": [...]}` holds when the service's id is listed). A grant is left out only when a
+ * well-formed `svc` caveat does not list the service: it can only be refused there, and would make
+ * the service refuse the request `forbidden`. A grant that does not decode, or whose `svc` is
+ * malformed, is still sent, so the service names what is wrong with it.
+ */
+export const grantMayNameService = (token: string, service: string): boolean =>
+  Either.match(decodeGrant(token), {
+    onLeft: () => true,
+    onRight: (g) =>
+      g.blocks.every((b) =>
+        b.caveats.every((c) => {
+          if (typeof c !== "object" || c === null || !("svc" in c)) return true
+          const svc = (c as { svc: unknown }).svc
+          return !Array.isArray(svc) || !svc.every((x) => typeof x === "string") || svc.includes(service)
+        })
+      )
+  })
+
+/** Levenshtein distance: a mistyped capability is usually a letter or two away from the real one. */
+const editDistance = (a: string, b: string): number => {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]
+}
+
+/** The service's capability closest to `name` (the first of equals, in the BRIEF's order). */
+export const closestCapability = (name: string, capabilities: ReadonlyArray<string>): string | undefined =>
+  capabilities.reduce<{ name?: string; d: number }>((best, c) => {
+    const d = editDistance(name, c)
+    return d < best.d ? { name: c, d } : best
+  }, { d: Infinity }).name
+
 const need = <A>(o: Option.Option<A>, flag: string, verb: string): Effect.Effect<A, CliError> =>
   Option.match(o, { onNone: () => Effect.fail(cliError("invalid_params", `${verb} needs --${flag}`, `--${flag}`)), onSome: Effect.succeed })
 
@@ -55,7 +95,9 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           }
         })
         const h = homeFromEnv(yield* cliEnv)
-        const grants = [...(o.noSaved ? [] : yield* readGrants(h)), ...o.grant.map((g) => g.trim())]
+        const saved = o.noSaved ? [] : yield* readGrants(h)
+        const given = o.grant.map((g) => g.trim())
+        const grants = [...saved, ...given]
         // The agent key signs every proof; without grants none is sent, so HELLO and anonymous
         // ASK/INTENT work before `init`.
         const seed = yield* Effect.catchTag(readKey(agentKeyPath(h)), "CliError", (e) =>
@@ -67,20 +109,27 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           cliError(e.reason, e.message, o.url)
         )
         const budget = Option.getOrUndefined(o.budget)
-        const agent: YeaClientShape = yield* makeClient(conn, { grants, ...(budget !== undefined ? { budget } : {}) }).pipe(
+        const agent: YeaClientShape = yield* makeClient(conn, { grants: given, ...(budget !== undefined ? { budget } : {}) }).pipe(
           Effect.provide(Layer.merge(Signer.fromSeed(seed), RandomBytes.live))
         )
+        // The saved grants this service may accept (its id is known from the BRIEF); the `--grant`
+        // ones are always sent, the user named them for this request.
+        const mine = () => {
+          const service = agent.service()
+          return { grants: service === undefined ? saved : saved.filter((g) => grantMayNameService(g, service)) }
+        }
+        let capabilities: ReadonlyArray<string> = []
         const send = (): Effect.Effect<FinalReply, YeaError | CliError> => {
           const cap = () => need(o.capability, "CAPABILITY", o.verb)
           switch (o.verb) {
             case "HELLO": return agent.hello()
-            case "ASK": return Effect.flatMap(cap(), (c) => agent.ask(c, params))
+            case "ASK": return Effect.flatMap(cap(), (c) => agent.ask(c, params, mine()))
             case "INTENT":
-              return Effect.flatMap(cap(), (c) => agent.intent(c, params, { auto: o.auto, ...(Option.isSome(o.goal) ? { goal: o.goal.value } : {}) }))
+              return Effect.flatMap(cap(), (c) => agent.intent(c, params, { ...mine(), auto: o.auto, ...(Option.isSome(o.goal) ? { goal: o.goal.value } : {}) }))
             case "COMMIT":
-              return Effect.flatMap(Effect.all([need(o.proposal, "proposal", "COMMIT"), need(o.hash, "hash", "COMMIT")]), ([id, hash]) => agent.commit({ id, hash }))
-            case "UNDO": return Effect.flatMap(need(o.receipt, "receipt", "UNDO"), (r) => agent.undo(r))
-            default: return Effect.flatMap(need(o.handle, "handle", "EXPAND"), (hd) => agent.expand(hd))
+              return Effect.flatMap(Effect.all([need(o.proposal, "proposal", "COMMIT"), need(o.hash, "hash", "COMMIT")]), ([id, hash]) => agent.commit({ id, hash }, mine()))
+            case "UNDO": return Effect.flatMap(need(o.receipt, "receipt", "UNDO"), (r) => agent.undo(r, mine()))
+            default: return Effect.flatMap(need(o.handle, "handle", "EXPAND"), (hd) => agent.expand(hd, mine()))
           }
         }
         let where = `${o.verb}${Option.isSome(o.capability) ? " " + o.capability.value : ""}`
@@ -88,6 +137,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           if (o.verb !== "HELLO") {
             const brief = yield* agent.hello()
             if (brief.kind !== "BRIEF") return brief
+            capabilities = brief.capabilities.map((c) => c.name)
           }
           const first = yield* send()
           if (o.verb !== "INTENT" || Option.isNone(o.commit) || first.kind !== "PROPOSALS") return first
@@ -95,7 +145,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           if (chosen === undefined) return yield* Effect.fail(cliError("invalid_params", `the service offered ${first.proposals.length} proposals`, "--commit"))
           yield* Console.error(`committing ${chosen.id}: ${printable(chosen.summary)}`)
           where = "COMMIT"
-          const committed = yield* agent.commit(chosen)
+          const committed = yield* agent.commit(chosen, mine())
           // §6.6: a consent request is turned into a code only after it was checked against the
           // proposal this session received (client.consentOf); approve re-checks the hash.
           if (committed.kind === "ERROR" && committed.code === "consent_required") {
@@ -110,7 +160,10 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
           Effect.mapError((e) => (e._tag === "CliError" ? e : cliError(e.reason, e.message, e.path ?? o.verb)))
         )
         yield* Console.log(o.json ? JSON.stringify(reply, null, 2) : lensReplyHardened(reply))
-        if (reply.kind === "ERROR") return yield* Effect.fail(cliError(reply.code, reply.message, where))
+        if (reply.kind === "ERROR") {
+          const closest = reply.code === "unknown_capability" && Option.isSome(o.capability) ? closestCapability(o.capability.value, capabilities) : undefined
+          return yield* Effect.fail(cliError(reply.code, closest === undefined ? reply.message : `${reply.message}; did you mean ${printable(closest)}?`, where))
+        }
       })
     )
   )

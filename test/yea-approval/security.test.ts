@@ -136,5 +136,17 @@ describe("security: the Streamable HTTP front end", () => {
       expect(foreign).toBe(421)
       expect((yield* post({ authorization: `Bearer ${"k".repeat(40)}` }, "x".repeat(2000))).status).toBe(413)
     }).pipe(Effect.provide(RandomBytes.live)), { timeout: 60_000 })
+
+  it.scoped("a session id the server does not know is 404 (MCP Streamable HTTP, session management); a non-initialize request without one is 400", () =>
+    Effect.gen(function* () {
+      const { url } = yield* serveHttp({ port: 0, token: "k".repeat(40), sub: "p" }, () => new McpServer({ name: "x", version: "1" }))
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+      const post = (headers: Record<string, string>) =>
+        Effect.promise(() => fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${"k".repeat(40)}`, ...headers }, body: list }))
+      const unknown = yield* post({ "mcp-session-id": "no-such-session" })
+      expect(unknown.status).toBe(404)
+      expect(yield* Effect.promise(() => unknown.text())).toBe("no such session")
+      expect((yield* post({})).status).toBe(400)
+    }).pipe(Effect.provide(RandomBytes.live)), { timeout: 60_000 })
 })
 

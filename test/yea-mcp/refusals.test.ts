@@ -111,6 +111,25 @@ describe("registration errors", () => {
     }).pipe(Effect.provide(services)))
 })
 
+describe("guard() annotations", () => {
+  it.scoped("a guarded tool says destructiveHint: true unless its author set it; the author's other annotations stay", () =>
+    Effect.gen(function* () {
+      const ctx = yield* makeApprovals(base)
+      const server = new McpServer({ name: "x", version: "1" })
+      const describe = () => ({ summary: "s", effects: [] })
+      const plain = server.registerTool("archive", { inputSchema: { doc: z.string() } }, async () => textResult(["ok"]))
+      const hinted = server.registerTool("touch", { inputSchema: { doc: z.string() }, annotations: { openWorldHint: false } }, async () => textResult(["ok"]))
+      const authored = server.registerTool("tag", { inputSchema: { doc: z.string() }, annotations: { destructiveHint: false } }, async () => textResult(["ok"]))
+      for (const t of [plain, hinted, authored]) guard(ctx, server, t, { describe })
+      const c = yield* connected(server)
+      const tools = (yield* Effect.promise(() => c.listTools())).tools
+      const of = (name: string) => tools.find((t) => t.name === name)?.annotations
+      expect(of("archive")).toMatchObject({ destructiveHint: true })
+      expect(of("touch")).toMatchObject({ destructiveHint: true, openWorldHint: false })
+      expect(of("tag")).toMatchObject({ destructiveHint: false })
+    }).pipe(Effect.provide(services)), { timeout: 30_000 })
+})
+
 describe("guard() results", () => {
   it.scoped("an original that fails is returned as is, with no receipt; on a tool with an outputSchema the plugin's own results are errors", () =>
     Effect.gen(function* () {

@@ -206,7 +206,10 @@ export const guard = (ctx: ApprovalContext, server: McpServer, tool: RegisteredT
     return tool.outputSchema !== undefined && !fromOriginal ? { ...result, isError: true } : result
   }
   const callback = (withShape === undefined ? (extra: Extra) => run(undefined, extra) : run) as never
-  tool.update({ callback, ...(withShape === undefined ? {} : { paramsSchema: withShape as never }), _meta: { ...(tool._meta ?? {}), "dev.yea/job": { risk: config.risk ?? "medium", undoable: config.revert !== undefined } } })
+  // SPEC-mcp-ts "Results and annotations": `destructiveHint` is true unless the author set it,
+  // since a job changes things; the author's other annotations are kept.
+  const annotations = { ...(tool.annotations ?? {}), destructiveHint: tool.annotations?.destructiveHint ?? true }
+  tool.update({ callback, annotations, ...(withShape === undefined ? {} : { paramsSchema: withShape as never }), _meta: { ...(tool._meta ?? {}), "dev.yea/job": { risk: config.risk ?? "medium", undoable: config.revert !== undefined } } })
   st.guarded.add(tool)
   if (wasEnabled) tool.enable()
 }

@@ -121,7 +121,11 @@ export const serveHttp = Effect.fn("yea.mcp.http")(function* (options: HttpOptio
       const sid = req.headers["mcp-session-id"]
       let entry = typeof sid === "string" ? sessions.get(sid) : undefined
       if (entry === undefined) {
-        if (req.method !== "POST" || !isInitializeRequest(parsed)) return refuse(res, 400, "no such session")
+        // MCP Streamable HTTP, session management: a session id the server does not know (ended or
+        // never issued) is 404, so the client starts a new session; a request with no session id
+        // that is not an initialize is 400.
+        if (typeof sid === "string") return refuse(res, 404, "no such session")
+        if (req.method !== "POST" || !isInitializeRequest(parsed)) return refuse(res, 400, "no session id")
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: sessionId,
           onsessioninitialized: (id) => {

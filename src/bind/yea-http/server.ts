@@ -1,4 +1,4 @@
-// The HTTP bridge (SPEC §2.4): `POST <endpoint>` with one request frame answers `200`
+// The HTTP bridge (SPEC §2.4): `POST <endpoint>` (or `POST /`) with one request frame answers `200`
 // `application/x-ndjson` (EVENTs, then one final reply); `GET <endpoint>` and `GET /.well-known/yea`
 // answer the BRIEF to a default HELLO. YEA errors are 200s; HTTP statuses are only for HTTP's own
 // failures: 413 for a body over 1 MiB (refused from Content-Length, or as soon as the streamed body
@@ -73,7 +73,9 @@ export const serveHttpBridge = (runtime: YeaServiceRuntime, options: HttpBridgeO
         run(Effect.flatMap(runtime.brief, (b) => Effect.sync(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b)))))
         return
       }
-      if (req.method !== "POST" || path !== endpoint) {
+      // `/` takes frames as well as the endpoint, as it already answers GET with the BRIEF: a
+      // bridge URL given as `http://host:port/` works for POST too.
+      if (req.method !== "POST" || (path !== endpoint && path !== "/")) {
         res.writeHead(req.method === "POST" || req.method === "GET" ? 404 : 405).end()
         return
       }
