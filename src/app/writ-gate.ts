@@ -28,6 +28,8 @@ export interface GateOptions {
   readonly storeFile?: string
   readonly port: number
   readonly host?: string
+  /** The largest API response body the gate reads (default upstream.ts MAX_RESPONSE_BYTES, 4 MiB); past it, `gate/result_too_large`. */
+  readonly maxResponseBytes?: number
 }
 
 export interface RunningGate {
@@ -49,7 +51,7 @@ export const startGate = (options: GateOptions): Effect.Effect<RunningGate, Serv
     const seed = yield* readSeedFile(options.seedFile)
     yield* checkRoots(options.roots)
     const inFlight: InFlightMap = new Map()
-    const application = Layer.effect(Application, makeUpstreamApplication(mapping, inFlight)).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    const application = Layer.effect(Application, makeUpstreamApplication(mapping, inFlight, options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes })).pipe(Layer.provide(NodeHttpClient.layerUndici))
     const context = yield* Layer.build(
       Layer.merge(plainExecutor({ seed, application, roots: options.roots, ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }) }), RevokeRateLimit.layer({ burst: 60, perSecond: 10 }))
     ).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))

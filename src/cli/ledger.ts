@@ -7,7 +7,7 @@ import { FileSystem } from "@effect/platform"
 import { Chunk, Clock, Console, Effect, Layer, Option, Stream } from "effect"
 import { parseJson } from "../kernel/index.js"
 import {
-  aggregate, checkOutcome, decodePolicySpec, EventBody, type HeldReservation, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
+  aggregate, boundedLines, checkOutcome, decodePolicySpec, EventBody, type HeldReservation, LedgerStore, LedgerWriter, ledgerError, type LedgerError,
   LedgerMode, readLedger, recoverHeld, replay, stats, toPolicy, verifyLedger
 } from "../ledger/index.js"
 import * as MemoryAtomic from "../store/memory/atomic.js"
@@ -69,13 +69,11 @@ const isExport = (path: string) =>
     return head !== SQLITE_MAGIC
   })
 
-/** The lines of a JSONL file, in order, bounded per line by the reader (chain.ts). */
+/** The lines of a JSONL file, in order, each bounded while it is read (chain.ts boundedLines). */
 const fileLines = (fs: FileSystem.FileSystem, path: string) =>
-  fs.stream(path).pipe(
-    Stream.decodeText(),
-    Stream.splitLines,
+  boundedLines(fs.stream(path)).pipe(
     Stream.filter((l) => l.trim().length > 0),
-    Stream.mapError((e) => ledgerError("invalid_event", e.message))
+    Stream.mapError((e) => (e._tag === "LedgerError" ? e : ledgerError("invalid_event", e.message)))
   )
 
 const initCommand = Command.make("init", {
@@ -121,10 +119,7 @@ const record = (o: { readonly events: string; readonly task: Option.Option<strin
   }
   const bar = yield* stderrProgress("record")
   let n = 0
-  yield* fs.stream(o.events).pipe(
-    Stream.decodeText(),
-    Stream.splitLines,
-    Stream.filter((l) => l.trim().length > 0),
+  yield* fileLines(fs, o.events).pipe(
     Stream.runForEach((line) => Effect.gen(function*() {
       n++
       if (line.length > MAX_RECORD_LINE) return yield* ledgerError("line_too_long", `over ${MAX_RECORD_LINE} characters`, `line ${n}`)
@@ -209,7 +204,8 @@ const verifyCommand = Command.make("verify", { where: Args.text({ name: "WHERE" 
     }
     yield* Effect.gen(function*() {
       const store = yield* LedgerStore
-      const v = yield* verifyLedger(store.lines, yield* store.head)
+      const info = yield* store.info
+      const v = yield* verifyLedger(store.lines, yield* store.head, Option.isSome(info) ? info.value.mode : undefined)
       yield* Console.log(`ok: ledger ${v.ledger} (${v.mode}), ${v.lines} lines, chain intact, head ${v.head.hash}`)
     }).pipe(Effect.provide(openStores(location, { ledger: o.ledger })))
   })))

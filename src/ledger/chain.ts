@@ -14,6 +14,59 @@ import { type Head, lineHash } from "./writer.js"
 /** Longest line a reader accepts (bytes of UTF-16 text, a bound before parsing). */
 export const MAX_LINE = 256 * 1024
 
+/**
+ * Longest line, in UTF-8 bytes, the byte reader holds before refusing it: a UTF-16 unit takes at
+ * most 3 bytes, so every line within MAX_LINE fits, and the text check above still applies.
+ */
+export const MAX_LINE_BYTES = 3 * MAX_LINE
+
+/**
+ * The lines of a byte stream (a JSONL file), split on `\n` (a `\r` before it dropped), each bounded
+ * as it is read: a line that grows past `maxBytes` is refused `line_too_long` as soon as it does,
+ * so a one-line file of any size never holds more than `maxBytes` of it (plus the chunk in hand).
+ */
+export const boundedLines = <E>(bytes: Stream.Stream<Uint8Array, E>, maxBytes: number = MAX_LINE_BYTES): Stream.Stream<string, E | LedgerError> =>
+  Stream.suspend(() => {
+    let pending: Array<Uint8Array> = []
+    let size = 0
+    let n = 0
+    const decoder = new TextDecoder()
+    const tooLong = () => ledgerError("line_too_long", `longer than ${maxBytes} bytes`, `line ${n + 1}`)
+    const take = (last: Uint8Array): string => {
+      let whole = last
+      if (pending.length > 0) {
+        whole = new Uint8Array(size + last.length)
+        let at = 0
+        for (const p of [...pending, last]) {
+          whole.set(p, at)
+          at += p.length
+        }
+      }
+      pending = []
+      size = 0
+      n++
+      const text = decoder.decode(whole)
+      return text.endsWith("\r") ? text.slice(0, -1) : text
+    }
+    const split = (chunk: Uint8Array): Effect.Effect<Array<string>, LedgerError> => {
+      const out: Array<string> = []
+      let start = 0
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+        if (size + i - start > maxBytes) return Effect.fail(tooLong())
+        out.push(take(chunk.subarray(start, i)))
+        start = i + 1
+      }
+      if (size + chunk.length - start > maxBytes) return Effect.fail(tooLong())
+      if (start < chunk.length) {
+        pending.push(chunk.subarray(start))
+        size += chunk.length - start
+      }
+      return Effect.succeed(out)
+    }
+    const rest = Stream.suspend(() => (size > 0 ? Stream.make(take(new Uint8Array(0))) : Stream.empty))
+    return Stream.concat(Stream.mapConcatEffect(bytes, split), rest)
+  })
+
 interface ChainState {
   readonly head: Head
   readonly ledger: string | undefined
@@ -55,9 +108,11 @@ export interface Verified {
 
 /**
  * Checks every line, then the end against `recorded` (the store's head) when there is one:
- * fewer lines than the store recorded is truncation (`head_mismatch`).
+ * fewer lines than the store recorded is truncation (`head_mismatch`); and the mode the store
+ * declares (`declaredMode`) against the header line's, which the chain covers (`mode_mismatch`):
+ * the store's copy is what the writer pseudonymizes by, so an edit of it alone must not pass.
  */
-export const verifyLedger = <E>(lines: Stream.Stream<string, E>, recorded?: Head): Effect.Effect<Verified, E | LedgerError> =>
+export const verifyLedger = <E>(lines: Stream.Stream<string, E>, recorded?: Head, declaredMode?: string): Effect.Effect<Verified, E | LedgerError> =>
   Effect.gen(function*() {
     let count = 0
     let head: Head = { seq: -1, hash: null }
@@ -73,6 +128,9 @@ export const verifyLedger = <E>(lines: Stream.Stream<string, E>, recorded?: Head
     if (count === 0) return yield* ledgerError("ledger_missing", "empty ledger: no header line")
     if (recorded !== undefined && (recorded.seq !== head.seq || recorded.hash !== head.hash)) {
       return yield* ledgerError("head_mismatch", `the store recorded line ${recorded.seq + 1} (${recorded.hash}) as the last; the ledger ends at line ${head.seq + 1} (${head.hash})`)
+    }
+    if (declaredMode !== undefined && declaredMode !== mode) {
+      return yield* ledgerError("mode_mismatch", `the store declares mode ${declaredMode}; the ledger's header line says ${mode}`)
     }
     return { lines: count, head, ledger, mode }
   }).pipe(Effect.withSpan("ledger.verify"))

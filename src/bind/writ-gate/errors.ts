@@ -21,6 +21,8 @@ export const GateReason = Schema.Union(
     "gate/use_route",
     /** The mapping file is refused at start. */
     "gate/bad_mapping",
+    /** The API's response body went past the gate's bound (upstream.ts): it may have acted; the body is not returned. */
+    "gate/result_too_large",
     /** The API answered with a status other than 2xx. */
     "gate/upstream_status",
     /** A reversal the API did not accept (non-2xx), or a tally with nothing to reverse. */

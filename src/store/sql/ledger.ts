@@ -10,7 +10,7 @@ import { type StoreError, storeError } from "../../accounting/store-error.js"
 import { LedgerMode } from "../../ledger/events.js"
 import { heldPseudonyms, keyCheck, type TelemetryKey } from "../../ledger/privacy.js"
 import { ledgerError, type LedgerError } from "../../ledger/reason.js"
-import type { Head, LedgerBackend, LedgerInfo, StoredLine } from "../../ledger/writer.js"
+import { type Head, type LedgerBackend, type LedgerInfo, lineHash, type StoredLine } from "../../ledger/writer.js"
 import type { StoreMigrations } from "./migrations.js"
 
 export const ledgerMigrations: StoreMigrations = {
@@ -54,7 +54,7 @@ export const metaFinder = (sql: SqlClient.SqlClient, lock: boolean) =>
   })
 
 const HeldRow = Schema.Struct({ id: Schema.String, action_id: Schema.String, run_id: Schema.String })
-const LineRow = Schema.Struct({ seq: Schema.Union(Schema.Number, Schema.NumberFromString), line: Schema.String })
+const LineRow = Schema.Struct({ seq: Schema.Union(Schema.Number, Schema.NumberFromString), hash: Schema.String, line: Schema.String })
 
 const op = <A, E>(name: string, eff: Effect.Effect<A, E>): Effect.Effect<A, StoreError | Extract<E, LedgerError>> =>
   Effect.mapError(eff, (e) => (typeof e === "object" && e !== null && "_tag" in e && (e._tag === "LedgerError" || e._tag === "StoreError") ? e : storeError(`ledger.${name}`)(e))) as never
@@ -101,7 +101,7 @@ export const makeSqlLedger = (
   const page = SqlSchema.findAll({
     Request: Schema.Number,
     Result: LineRow,
-    execute: (after) => sql`SELECT seq, line FROM ledger_lines WHERE ledger = ${ledger} AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`
+    execute: (after) => sql`SELECT seq, hash, line FROM ledger_lines WHERE ledger = ${ledger} AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`
   })
   const insertLines = (ls: ReadonlyArray<StoredLine>) =>
     Effect.gen(function*() {
@@ -140,10 +140,15 @@ export const makeSqlLedger = (
         const last = lines[lines.length - 1]
         yield* sql`UPDATE ledger_meta SET head_seq = ${last.seq}, head_hash = ${last.hash} WHERE ledger = ${ledger}`
       }))),
+    // Each row's stored hash is checked against its line as it is read: the column is the store's
+    // record of the chain beside the lines, so an edited column is tampering like an edited line.
     lines: Stream.paginateEffect(-1, (after: number) =>
-      op("lines", Effect.map(page(after), (rows) =>
-        [rows.map((r) => r.line), rows.length < PAGE ? Option.none() : Option.some(Number(rows[rows.length - 1].seq))] as const
-      ))).pipe(Stream.flatMap((lines) => Stream.fromIterable(lines))),
+      op("lines", Effect.flatMap(page(after), (rows) => {
+        const bad = rows.find((r) => lineHash(r.line) !== r.hash)
+        return bad !== undefined
+          ? Effect.fail(ledgerError("chain_broken", `the stored hash of line ${Number(bad.seq) + 1} (${bad.hash}) is not the hash of its line`))
+          : Effect.succeed([rows.map((r) => r.line), rows.length < PAGE ? Option.none() : Option.some(Number(rows[rows.length - 1].seq))] as const)
+      }))).pipe(Stream.flatMap((lines) => Stream.fromIterable(lines))),
     head: op("head", Effect.flatMap(findMeta(ledger), (m) =>
       Option.isNone(m) ? Effect.fail(ledgerError("ledger_missing", `no ledger ${ledger}`)) : Effect.succeed(headOf(m.value)))),
     held: (owner) => op("held", findHeld(owner))
