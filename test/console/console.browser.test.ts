@@ -3,7 +3,8 @@
 // shows its two hops and their section 6.2 verdicts; the forged receipt shows its failing hop and
 // reason; the audit filter by reason `count_exhausted` shows exactly the demo's refusals of that
 // reason at B; the budget view matches the ledger's own `stats`, `verify` and `replay`. Each view
-// is saved to test/console/screenshots/ (shown in the README).
+// is saved as a screenshot: to a temporary folder, so a test run never rewrites a tracked file, or
+// to the folder named by MANDATE_SCREENSHOTS (`npm run screenshots` renews the README's images).
 import { it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
@@ -22,8 +23,8 @@ import { buildLedger, POLICY, usedOf } from "./fixture.js"
 import { fromNanos } from "../../src/ledger/usd.js"
 
 const present = chromiumPresent()
-const shots = join(repoRoot, "test/console/screenshots")
 const work = mkdtempSync(join(tmpdir(), "mandate-console-"))
+const shots = process.env.MANDATE_SCREENSHOTS !== undefined ? join(repoRoot, process.env.MANDATE_SCREENSHOTS) : join(work, "screenshots")
 const out = join(work, "demo")
 const ledgerFile = join(work, "ledger.db")
 const policyFile = join(work, "policy.json")
