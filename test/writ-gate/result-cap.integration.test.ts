@@ -15,35 +15,23 @@ import type { JsonObject } from "../../src/kernel/json.js"
 import { verifyCall } from "../../src/writ/call.js"
 import { issueRoot, makeCall } from "../../src/writ/issue.js"
 import { verifyTally } from "../../src/writ/tally.js"
+import { FLOOD_TOTAL, type FloodCount, replyFlood } from "../support/reply-flood.js"
 import { as, keyOf, run, seed } from "../writ/fixtures.js"
 
 const A = 41 // the root, which signs the calls
 const G = 42 // the gate
 const EXP = 1_800_000_000
 const NOW = EXP - 3600
-const CHUNK = 64 * 1024
-const TOTAL = 128 * 1024 * 1024
+const TOTAL = FLOOD_TOTAL
 const BOUND = 64 * 1024
 
 /** The API: `POST /v1/export` streams TOTAL bytes (chunked, with backpressure) counting what it wrote; `POST /v1/ping` answers small. */
 const floodApi = Effect.acquireRelease(
-  Effect.async<{ url: string; server: Http.Server; flood: { requests: number; written: number; done: Promise<void> }; pings: { n: number } }>((resume) => {
-    let finished = () => {}
-    const flood = { requests: 0, written: 0, done: new Promise<void>((r) => { finished = r }) }
+  Effect.async<{ url: string; server: Http.Server; flood: FloodCount & { requests: number }; pings: { n: number } }>((resume) => {
+    const { count, pump: stream } = replyFlood()
+    const flood = Object.assign(count, { requests: 0 })
     const pings = { n: 0 }
-    const pump = async (res: Http.ServerResponse) => {
-      let closed = false
-      const gone = new Promise((r) => res.once("close", () => { closed = true; r(undefined) }))
-      const chunk = Buffer.alloc(CHUNK, 0x20)
-      res.writeHead(200, { "content-type": "application/json" })
-      res.write("[")
-      while (!closed && flood.written < TOTAL) {
-        flood.written += CHUNK
-        if (!res.write(chunk)) await Promise.race([new Promise((r) => res.once("drain", r)), gone])
-      }
-      res.end("]")
-      finished()
-    }
+    const pump = (res: Http.ServerResponse) => stream(res.writeHead(200, { "content-type": "application/json" }))
     const server = Http.createServer((req, res) => {
       req.resume()
       req.on("end", () => {

@@ -3,32 +3,19 @@
 // connection closed soon after the bound, the call is `unavailable` naming the size, and the next
 // call is answered as before.
 import { Effect, Either } from "effect"
-import { createServer, type ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { upstreamLayer } from "../../src/bind/openapi-http.js"
 import { Upstream } from "../../src/yea/openapi/index.js"
+import { FLOOD_TOTAL, type FloodCount, replyFlood } from "../support/reply-flood.js"
 
-const CHUNK = 64 * 1024
-const TOTAL = 128 * 1024 * 1024
+const TOTAL = FLOOD_TOTAL
 
 /** A loopback API: `/flood` streams TOTAL bytes (chunked, no length) with backpressure, counting what it wrote. */
 const start = () =>
-  new Promise<{ base: string; flood: { written: number; done: Promise<void> }; close: () => Promise<void> }>((resolve) => {
-    let finished = () => {}
-    const flood = { written: 0, done: new Promise<void>((r) => { finished = r }) }
-    const pump = async (res: ServerResponse) => {
-      const chunk = Buffer.alloc(CHUNK, 0x20)
-      let closed = false
-      const gone = new Promise((r) => res.once("close", () => { closed = true; r(undefined) }))
-      res.write("[")
-      while (!closed && flood.written < TOTAL) {
-        flood.written += CHUNK
-        if (!res.write(chunk)) await Promise.race([new Promise((r) => res.once("drain", r)), gone])
-      }
-      res.end("]")
-      finished()
-    }
+  new Promise<{ base: string; flood: FloodCount; close: () => Promise<void> }>((resolve) => {
+    const { count: flood, pump } = replyFlood()
     const server = createServer((req, res) => {
       if (req.url === "/flood") return void pump(res)
       res.writeHead(200, { "content-type": "application/json" }).end(`{"ok":true}`)
