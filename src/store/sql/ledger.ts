@@ -146,7 +146,7 @@ export const makeSqlLedger = (
       op("lines", Effect.flatMap(page(after), (rows) => {
         const bad = rows.find((r) => lineHash(r.line) !== r.hash)
         return bad !== undefined
-          ? Effect.fail(ledgerError("chain_broken", `the stored hash of line ${Number(bad.seq) + 1} (${bad.hash}) is not the hash of its line`))
+          ? Effect.fail(ledgerError("chain_broken", `the stored hash (${bad.hash}) is not the hash of its line`, `line ${Number(bad.seq) + 1}`))
           : Effect.succeed([rows.map((r) => r.line), rows.length < PAGE ? Option.none() : Option.some(Number(rows[rows.length - 1].seq))] as const)
       }))).pipe(Stream.flatMap((lines) => Stream.fromIterable(lines))),
     head: op("head", Effect.flatMap(findMeta(ledger), (m) =>
