@@ -20,7 +20,7 @@ import { yeaError, type YeaError, type YeaReason } from "../reason.js"
 import { type Receipt, undoRequest } from "../receipt.js"
 import { type CommitOutcome, type CommitRecord, type ProposalRecord, YeaCommits, YeaProposals } from "../state.js"
 import type { CommitContext, IntentSpec } from "./define.js"
-import { authorizeGrants, type Env, found, newId, nowSeconds, type Request, type StateContext, storeFailure } from "./env.js"
+import { authorizeGrants, type Env, found, newId, nowSeconds, progressOf, type Request, type StateContext, storeFailure } from "./env.js"
 
 const reservationId = (env: Env, proposal: string) => `yea/commit/${env.spec.id}/${proposal}`
 /** The key of a running UNDO in `env.running` (commits are keyed by their proposal id). */
@@ -114,7 +114,7 @@ const claimAndRun = (
       env.running.add(p.id)
       return yield* Effect.gen(function* () {
         const now = yield* nowSeconds
-        const ctx: CommitContext = { proposal: p.id, requester: who.requester, principal: who.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
+        const ctx: CommitContext = { proposal: p.id, requester: who.requester, principal: who.principal, now, progress: progressOf(req) }
         const exit = yield* Effect.exit(restore(env.provide(cap.commit(record.action, ctx))))
         if (Exit.isFailure(exit)) {
           const outcome = yield* failedOutcome("commit", exit.cause)
@@ -250,7 +250,7 @@ const claimAndUndo = (
       const key = undoKey(rec.proposal)
       env.running.add(key)
       return yield* Effect.gen(function* () {
-        const ctx: CommitContext = { proposal: rec.proposal, requester, principal: rec.principal, now, progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) }) }
+        const ctx: CommitContext = { proposal: rec.proposal, requester, principal: rec.principal, now, progress: progressOf(req) }
         const exit = yield* Effect.exit(restore(env.provide(cap.undo(rec.action, receipt.result, ctx))))
         if (Exit.isFailure(exit)) {
           const outcome = yield* failedOutcome("undo", exit.cause)

@@ -45,6 +45,10 @@ export interface Request {
   readonly emit: (event: Omit<EventFrame, "yea" | "id" | "re">) => Effect.Effect<void>
 }
 
+/** A handler's `progress`: an EVENT frame on the request's stream, with its progress when given. */
+export const progressOf = (req: Request) => (message: string, progress?: number): Effect.Effect<void> =>
+  req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) })
+
 /** §6.5: verifies the frame's proof when it carries one; a frame with grants must carry one (§3). */
 export const verifyRequestProof = (env: Env, frame: RequestFrame): Effect.Effect<Option.Option<VerifiedProof>, YeaError> =>
   Effect.gen(function* () {

@@ -9,7 +9,7 @@ import { yeaError, type YeaError } from "../reason.js"
 import { type ProposalRecord, YeaAutoMemory, YeaHandles, YeaProposals } from "../state.js"
 import { capabilityEntry, type CapabilitySpec, type HandlerContext, type Plan } from "./define.js"
 import { tryAutoCommit } from "./commit.js"
-import { authorizeGrants, type Env, found, newId, nowSeconds, type Request, storeFailure } from "./env.js"
+import { authorizeGrants, type Env, found, newId, nowSeconds, progressOf, type Request, storeFailure } from "./env.js"
 
 /** §4.3.1: a service remembers an auto frame at least 900 s after the later of arrival and proof.ts. */
 export const AUTO_MEMORY_SECONDS = 900
@@ -52,7 +52,7 @@ const context = (req: Request, params: Readonly<Record<string, unknown>>, princi
   now,
   ...(Option.isSome(req.proof) ? { requester: req.proof.value.key } : {}),
   ...(principal !== undefined ? { principal } : {}),
-  progress: (message, progress) => req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) })
+  progress: progressOf(req)
 })
 
 export const askVerb = (env: Env, req: Request & { readonly frame: AskFrame }) =>
