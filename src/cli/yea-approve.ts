@@ -21,9 +21,9 @@ import { canonical } from "../yea/canonical.js"
 import { approvalLayer } from "../store/sqlite/approval.js"
 import { SqliteStore } from "../store/sqlite/client.js"
 import { isKey } from "../yea/keys.js"
-import { agentKeyPath, homeFromEnv, principalKeyPath, readKey, readPublicKey } from "./yea-home.js"
+import { agentKeyPath, yeaHome, principalKeyPath, readKey, readPublicKey } from "./yea-home.js"
 import { cliError, runCommand } from "./writ-io.js"
-import { CliIo, cliEnv } from "./io.js"
+import { CliIo } from "./io.js"
 
 const code = Args.text({ name: "CODE" }).pipe(Args.withDescription("the pc1. consent code the agent printed"))
 const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("for a job's approval code: the approval store the MCP server reads (its --sqlite FILE)"))
@@ -45,7 +45,7 @@ const jobLines = (r: JobConsentRequest): ReadonlyArray<string> => [
 const approveJob = (text: string, request: JobConsentRequest, file: Option.Option<string>) =>
   Effect.gen(function* () {
     if (Option.isNone(file)) return yield* Effect.fail(cliError("mandate/usage", "a job's approval code needs --sqlite FILE, the approval store the MCP server reads"))
-    const principal = yield* readKey(principalKeyPath(homeFromEnv(yield* cliEnv)))
+    const principal = yield* readKey(principalKeyPath((yield* yeaHome)))
     yield* Console.log("Approve this plan?")
     for (const line of jobLines(request)) yield* Console.log("  " + line)
     const terminal = yield* Terminal.Terminal
@@ -72,7 +72,7 @@ export const yeaApproveCommand = Command.make("approve", { code, to, sqlite }, (
       if (Option.isSome(job)) return yield* approveJob(o.code, job.value, o.sqlite)
       const explicit = Option.getOrUndefined(o.to)
       if (explicit !== undefined && !isKey(explicit)) return yield* Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to"))
-      const h = homeFromEnv(yield* cliEnv)
+      const h = (yield* yeaHome)
       const localAgent = Option.getOrUndefined(yield* Effect.option(readPublicKey(agentKeyPath(h))))
       const review = yield* Effect.mapError(
         reviewConsentCode(o.code, { ...(localAgent !== undefined ? { localAgent } : {}), ...(explicit !== undefined ? { to: explicit } : {}) }),

@@ -17,9 +17,8 @@ import { encodeConsentCode } from "../yea/consent.js"
 import { keyFromSeed } from "../yea/keys.js"
 import { printable } from "../yea/lens/printable.js"
 import { lensReplyHardened } from "../yea/lens/reply.js"
-import { agentKeyPath, homeFromEnv, readGrants, readKey } from "./yea-home.js"
+import { agentKeyPath, yeaHome, readGrants, readKey } from "./yea-home.js"
 import { type CliError, cliError, readBytes, runCommand } from "./writ-io.js"
-import { cliEnv } from "./io.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("yea://host:port, yeas://, http(s):// (the HTTP bridge) or stdio: (with --command)"))
 const verb = Args.choice(["HELLO", "ASK", "INTENT", "COMMIT", "UNDO", "EXPAND"].map((v) => [v, v] as const), { name: "VERB" })
@@ -94,7 +93,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
             return Either.isRight(v) && isJsonObject(v.right) ? Effect.succeed(v.right as Record<string, unknown>) : Effect.fail(cliError("invalid_params", "params is a JSON object", "--params"))
           }
         })
-        const h = homeFromEnv(yield* cliEnv)
+        const h = (yield* yeaHome)
         const saved = o.noSaved ? [] : yield* readGrants(h)
         const given = o.grant.map((g) => g.trim())
         const grants = [...saved, ...given]

@@ -11,8 +11,7 @@ import { RandomBytes, Signer } from "../kernel/services.js"
 import { canonical } from "../yea/canonical.js"
 import { makeClient } from "../yea/client.js"
 import { decodeGrant, verifyChain } from "../yea/grant.js"
-import { cliEnv } from "./io.js"
-import { agentKeyPath, checkPrivateDir, homeFromEnv, principalKeyPath, readGrants, readPublicKey } from "./yea-home.js"
+import { agentKeyPath, checkPrivateDir, yeaHome, principalKeyPath, readGrants, readPublicKey } from "./yea-home.js"
 import { cliError, runCommand } from "./writ-io.js"
 
 const urls = Options.text("url").pipe(Options.repeated, Options.withDescription("a service to reach with HELLO (repeatable)"))
@@ -25,7 +24,7 @@ export const yeaDoctorCommand = Command.make("doctor", { urls }, (o) =>
       let failed = 0
       const say = (level: Level, what: string, detail: string) =>
         Effect.zipRight(Effect.sync(() => void (level === "fail" && failed++)), Console.log(`${level.padEnd(4)} ${what}: ${detail}`))
-      const h = homeFromEnv(yield* cliEnv)
+      const h = (yield* yeaHome)
 
       const major = Number(process.versions.node.split(".")[0])
       yield* say(major >= 20 ? "ok" : "fail", "node", `${process.versions.node}${major >= 20 ? "" : " (20 or later needed)"}`)

@@ -1,8 +1,13 @@
 // Where `mandate yea ...` keeps its keys and grants (docs/cli.md "Environment"; design.md, known
 // limits: the principal key must be isolated from the agent).
 //
-//   $MANDATE_HOME (default ~/.mandate)   agent.key, grants.json
-//   $MANDATE_PRINCIPAL_HOME (default $MANDATE_HOME)   principal.key
+//   $MANDATE_HOME, else $YEA_HOME (default ~/.mandate)   agent.key, grants.json, policy.json,
+//                                                        services.json, consents/, store/
+//   $MANDATE_PRINCIPAL_HOME, else $YEA_PRINCIPAL_HOME (default the home)   principal.key
+//
+// The reference tools call the home `~/.yea` and read `YEA_HOME` and `YEA_PRINCIPAL_HOME`
+// (docs/cli.md "Environment"); both spellings are read here, through Effect's Config, so an
+// in-process run (a test) sees its own environment and never the real home folder.
 //
 // Key files are the 64-hex-digit seed files of `mandate keygen` (writ-io.ts), mode 0600. The
 // folders are created 0700 and refused when they are symbolic links or writable by others; a key
@@ -10,7 +15,7 @@
 // symbolic link or from a FIFO (design.md, security review, "Base64url and local state").
 // All file access goes through @effect/platform's FileSystem.
 import { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Config, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve, sep } from "node:path"
 import { parseJson } from "../kernel/json.js"
@@ -22,11 +27,22 @@ export interface Home {
   readonly principalHome: string
 }
 
-/** The folders, from the environment (the CLI is the composition root: it may read it). */
-export const homeFromEnv = (env: NodeJS.ProcessEnv): Home => {
-  const home = resolve(env.MANDATE_HOME ?? join(homedir(), ".mandate"))
-  return { home, principalHome: resolve(env.MANDATE_PRINCIPAL_HOME ?? home) }
-}
+/** A variable under its `MANDATE_` name, else its `YEA_` name (docs/cli.md "Environment"). */
+export const eitherName = (name: string): Config.Config<Option.Option<string>> =>
+  Config.option(Config.nonEmptyString(`MANDATE_${name}`).pipe(Config.orElse(() => Config.nonEmptyString(`YEA_${name}`))))
+
+const homeConfig: Config.Config<Home> = Config.map(
+  Config.all({ home: eitherName("HOME"), principalHome: eitherName("PRINCIPAL_HOME"), user: Config.option(Config.nonEmptyString("HOME")) }),
+  (c) => {
+    const home = resolve(Option.getOrElse(c.home, () => join(Option.getOrElse(c.user, homedir), ".mandate")))
+    return { home, principalHome: resolve(Option.getOrElse(c.principalHome, () => home)) }
+  }
+)
+
+/** The folders, from the run's configuration (the environment: the CLI is the composition root). */
+export const yeaHome: Effect.Effect<Home, CliError> = Effect.mapError(homeConfig, (e) => cliError("mandate/usage", String(e), "YEA_HOME"))
+
+export const policyFilePath = (h: Home): string => join(h.home, "policy.json")
 
 export const agentKeyPath = (h: Home): string => join(h.home, "agent.key")
 export const principalKeyPath = (h: Home): string => join(h.principalHome, "principal.key")

@@ -14,8 +14,7 @@ import { delegateGrant, issueRootGrant } from "../yea/grant.js"
 import { isKey } from "../yea/keys.js"
 import type { YeaError } from "../yea/reason.js"
 import { caveatOptions, caveatsOf } from "./yea-caveats.js"
-import { cliEnv } from "./io.js"
-import { agentKeyPath, createKey, homeFromEnv, principalKeyPath, readKey, readPublicKey, saveGrant } from "./yea-home.js"
+import { agentKeyPath, createKey, yeaHome, principalKeyPath, readKey, readPublicKey, saveGrant } from "./yea-home.js"
 import { type CliError, cliError, runCommand } from "./writ-io.js"
 
 const fromYea = (e: YeaError): CliError => cliError(e.reason, e.message, e.path)
@@ -27,7 +26,7 @@ const agentOnly = Options.boolean("agent-only").pipe(Options.withDescription("cr
 export const yeaInitCommand = Command.make("init", { agentOnly }, ({ agentOnly }) =>
   runCommand(
     Effect.gen(function* () {
-      const h = homeFromEnv(yield* cliEnv)
+      const h = (yield* yeaHome)
       const random = yield* RandomBytes
       const seed = random.bytes(32)
       const agent = yield* createKey(agentKeyPath(h), seed)
@@ -47,14 +46,14 @@ const noSave = Options.boolean("no-save").pipe(Options.withDescription("print th
 
 const holderKey = (flag: Option.Option<string>) =>
   Option.match(flag, {
-    onNone: () => Effect.flatMap(cliEnv, (env) => readPublicKey(agentKeyPath(homeFromEnv(env)))),
+    onNone: () => Effect.flatMap(yeaHome, (h) => readPublicKey(agentKeyPath(h))),
     onSome: (k) => (isKey(k) ? Effect.succeed(k) : Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to")))
   })
 
 export const yeaGrantCommand = Command.make("grant", { ...caveatOptions, to, noSave }, (o) =>
   runCommand(
     Effect.gen(function* () {
-      const h = homeFromEnv(yield* cliEnv)
+      const h = (yield* yeaHome)
       const now = yield* unixSeconds
       const caveats = yield* caveatsOf(o, now)
       const sub = yield* holderKey(o.to)
@@ -77,7 +76,7 @@ export const yeaDelegateCommand = Command.make("delegate", { token, ...caveatOpt
       if (!isKey(o.to)) return yield* Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to"))
       const now = yield* unixSeconds
       const caveats = yield* caveatsOf(o, now)
-      const agent = yield* readKey(agentKeyPath(homeFromEnv(yield* cliEnv)))
+      const agent = yield* readKey(agentKeyPath((yield* yeaHome)))
       const out = yield* Effect.mapError(delegateGrant(o.token.trim(), { sub: o.to, caveats, iat: now }), fromYea).pipe(Effect.provide(signerOf(agent)))
       yield* Console.log(out)
     })

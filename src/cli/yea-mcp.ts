@@ -2,10 +2,10 @@
 // (default) or Streamable HTTP on 127.0.0.1, with the approval store in memory or a SQLite file
 // shared with `mandate yea approve`. The start-up line goes to stderr (stdout is the stdio transport).
 import { Args, Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
 import { Console, Effect, Layer, Option } from "effect"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeBridge } from "../bind/mcp/bridge.js"
+import { describeService } from "../bind/mcp/bridge-service.js"
 import { connect } from "../bind/yea-connect/index.js"
 import { makeClient } from "../yea/client.js"
 import { billingServer, newBook } from "../bind/mcp/example.js"
@@ -16,10 +16,11 @@ import { decodeSeed, keyFromSeed } from "../yea/keys.js"
 import { approvalLayer } from "../store/sqlite/approval.js"
 import { SqliteStore } from "../store/sqlite/client.js"
 import { cliError, runCommand } from "./writ-io.js"
+import { localPolicyFile, pinnedPrincipal, signedPolicy, signedPolicySource } from "./yea-local.js"
 
 const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("keep approvals in this SQLite file, shared with `mandate yea approve` (default: memory)"))
-const principal = Options.text("principal").pipe(Options.optional, Options.withDescription("the pinned principal key (ed25519:...)"))
-const policy = Options.text("policy").pipe(Options.optional, Options.withDescription("the signed policy: a pg1. token, or a file holding one (re-read on every call)"))
+const principal = Options.text("principal").pipe(Options.optional, Options.withDescription("the pinned principal key (ed25519:...); default: the key in the file YEA_PRINCIPAL_PUB names, if that file is safe"))
+const policy = Options.text("policy").pipe(Options.optional, Options.withDescription("the signed policy: a pg1. token, or a file holding one (re-read on every call); default: YEA_POLICY"))
 const seed = Options.text("server-seed").pipe(Options.withDescription("the server key's 32-byte seed, base64url"))
 const deny = Options.text("deny").pipe(Options.repeated, Options.withDescription("a tool that never runs (repeatable)"))
 const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pipe(Options.withDefault("high" as const))
@@ -30,14 +31,12 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
-        const fs = yield* FileSystem.FileSystem
         const s = decodeSeed(o.seed)
         if (Option.isNone(s)) return yield* Effect.fail(cliError("mandate/bad_key", "--server-seed is not a base64url 32-byte seed"))
         const serviceId = keyFromSeed(s.value)
-        const readPolicy = Option.match(o.policy, {
-          onNone: () => Effect.succeed(null),
-          onSome: (p) => (p.startsWith("pg1.") ? Effect.succeed(p) : Effect.map(Effect.orElseSucceed(fs.readFileString(p), () => ""), (t) => (t.trim() === "" ? null : t.trim())))
-        })
+        const readPolicy = yield* signedPolicy(yield* signedPolicySource(o.policy))
+        const policyFile = yield* localPolicyFile
+        const pinned = yield* pinnedPrincipal(o.principal)
         const tighten: Tightening = { deny: o.deny, outOfBand: o.oob }
         const token = process.env.YEA_HTTP_TOKEN ?? ""
         const person = process.env.YEA_SUB ?? ""
@@ -52,8 +51,9 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
             name: "billing",
             transport: o.http ? "http" : "stdio",
             serviceId,
-            principal: Option.getOrUndefined(o.principal),
+            principal: pinned,
             policy: readPolicy,
+            policyFile,
             tighten,
             singleProcess: true,
             ...(o.http ? { sub: subOf } : {})
@@ -90,17 +90,16 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
         const agent = yield* seedOf(o.agentSeed, "--agent-seed")
         const principal = Option.isSome(o.principalSeed) ? Signer.make(yield* seedOf(o.principalSeed.value, "--approve-here")) : undefined
         if (o.urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL"))
-        const services = yield* Effect.forEach(o.urls, (url) =>
+        const described = yield* Effect.forEach(o.urls, (url) =>
           Effect.gen(function* () {
             const conn = yield* connect(url)
             const client = yield* makeClient(conn, { grants: o.grants, agentName: "mandate-bridge" })
-            const brief = yield* client.hello({ budget: 100_000 })
-            if (brief.kind !== "BRIEF") return yield* Effect.fail(cliError("mandate/bad_service", `${url} did not answer HELLO with a BRIEF`))
-            return { client, id: brief.service.id, name: brief.service.name, capabilities: brief.capabilities }
-          }).pipe(Effect.mapError((e) => (e._tag === "CliError" ? e : cliError(`yea/${e.reason}`, `${url}: ${e.message}`))))
+            return yield* describeService(client)
+          }).pipe(Effect.mapError((e) => cliError(`yea/${e.reason}`, `${url}: ${e.message}`)))
         )
-        const { server, skipped } = yield* makeBridge(services, { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, ...(principal === undefined ? {} : { principal }) })
-        for (const s of skipped) yield* Console.error(`yea mcp: not served: ${s}`)
+        const policyFile = yield* localPolicyFile
+        const { server, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, ...(principal === undefined ? {} : { principal }) })
+        for (const s of [...described.flatMap((d) => d.skipped), ...skipped]) yield* Console.error(`yea mcp: not served: ${s}`)
         yield* serveStdio(server)
       }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(decodeSeedOrZero(o.agentSeed)), RandomBytes.live)))
     )

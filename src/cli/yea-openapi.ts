@@ -2,33 +2,35 @@
 // on yea:// (TCP, loopback by default), or the HTTP bridge. GETs are `ask`; writes are `intent`
 // whose proposal shows the request and sends nothing until COMMIT.
 import { Args, Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
+import { FetchHttpClient } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
 import { serveOn, stateLayer } from "../app/yea-serve.js"
 import { upstreamLayer } from "../bind/openapi-http.js"
 import { fromOpenAPI } from "../yea/openapi/index.js"
 import { makeService } from "../yea/service/runtime.js"
 import { cliError, runCommand } from "./writ-io.js"
+import { readSpec } from "./yea-openapi-source.js"
+import { trustOf } from "./yea-local.js"
 
-const spec = Args.file({ name: "SPEC.json", exists: "yes" })
+const spec = Args.text({ name: "SPEC" }).pipe(Args.withDescription("the OpenAPI document: a JSON file, or an http(s):// URL fetched at start"))
 const base = Options.text("base").pipe(Options.optional, Options.withDescription("the API's base URL (default: the spec's first server)"))
 const id = Options.text("id").pipe(Options.optional, Options.withDescription("the service id (default: the base URL's host)"))
 const prefix = Options.text("prefix").pipe(Options.optional, Options.withDescription("the capability prefix (default: a slug of the API's title)"))
 const header = Options.text("header").pipe(Options.repeated, Options.withDescription("K: V sent on every upstream call, never shown to the model (repeatable)"))
-const trust = Options.text("trust").pipe(Options.repeated, Options.withDescription("a principal whose grants are accepted (repeatable)"))
+const trust = Options.text("trust").pipe(Options.repeated, Options.withDescription("a principal whose grants are accepted (repeatable; default: YEA_TRUST, else your own principal key)"))
 const port = Options.integer("port").pipe(Options.withDefault(7447))
+const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("the address to listen on (0.0.0.0 inside a container)"))
 const http = Options.boolean("http").pipe(Options.withDescription("serve the HTTP bridge instead of yea://"))
 // Proposals and commit claims outlive the process in this file, so a commit cut off by a kill is
 // known at restart and never sent upstream again.
 const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("keep state in this SQLite file (default: memory)"))
 
-export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefix, header, trust, port, http, sqlite }, (o) =>
+export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefix, header, trust, port, http, sqlite, host }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
-        const fs = yield* FileSystem.FileSystem
-        const text = yield* Effect.mapError(fs.readFileString(o.spec), (e) => cliError("mandate/unreadable", e.message, o.spec))
-        const doc = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => cliError("mandate/bad_spec", "not JSON", o.spec) })
+        const doc = yield* readSpec(o.spec).pipe(Effect.provide(FetchHttpClient.layer))
+        const trusted = yield* trustOf(o.trust)
         const headers: Record<string, string> = {}
         for (const h of o.header) {
           const i = h.indexOf(":")
@@ -36,13 +38,13 @@ export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefi
           headers[h.slice(0, i).trim()] = h.slice(i + 1).trim()
         }
         const service = fromOpenAPI(doc, {
-          trust: o.trust,
+          trust: trusted,
           ...(Option.isSome(o.base) ? { base: o.base.value } : {}),
           ...(Option.isSome(o.id) ? { id: o.id.value } : {}),
           ...(Option.isSome(o.prefix) ? { prefix: o.prefix.value } : {})
         })
         const runtime = yield* makeService(service).pipe(Effect.provide(upstreamLayer({ headers })))
-        const url = yield* Effect.mapError(serveOn(runtime, o.http ? { _tag: "http", port: o.port } : { _tag: "tcp", port: o.port }), (e) => cliError(`yea/${e.reason}`, e.message))
+        const url = yield* Effect.mapError(serveOn(runtime, o.http ? { _tag: "http", port: o.port, host: o.host } : { _tag: "tcp", port: o.port, host: o.host }), (e) => cliError(`yea/${e.reason}`, e.message))
         yield* Console.error(`serving ${service.id} (${Object.keys(service.capabilities).length} capabilities) at ${url}`)
         yield* Effect.never
       }).pipe(Effect.provide(stateLayer(Option.getOrUndefined(o.sqlite))), Effect.catchTag("StoreError", (e) => Effect.fail(cliError("mandate/store_unavailable", e.message))))

@@ -44,6 +44,8 @@ export interface Started {
   readonly call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>
   readonly book: () => Promise<{ applied: Array<{ tool: string; summary: string }>; reverted: Array<string>; archived: Array<string> }>
   readonly forms: Array<ElicitRequest["params"]>
+  /** What the server wrote to stderr so far. */
+  readonly stderr: () => string
 }
 
 export interface StartOptions {
@@ -52,6 +54,8 @@ export interface StartOptions {
   readonly deny?: ReadonlyArray<string>
   readonly policy?: string | null
   readonly principal?: string | null
+  /** Variables added to the server's environment (YEA_HOME, YEA_POLICY, YEA_PRINCIPAL_PUB...). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 const cliArgs = (o: StartOptions, db: string) => [
@@ -83,14 +87,16 @@ export const start = (o: StartOptions) =>
         })
       }
       let stop: () => Promise<void>
+      let err = ""
+      const env = Object.fromEntries(Object.entries({ ...process.env, ...o.env }).filter((e): e is [string, string] => e[1] !== undefined))
       if (o.transport === "stdio") {
-        const transport = new StdioClientTransport({ command: process.execPath, args: cliArgs(o, db), cwd: repoRoot, stderr: "pipe" })
+        const transport = new StdioClientTransport({ command: process.execPath, args: cliArgs(o, db), cwd: repoRoot, stderr: "pipe", env })
+        transport.stderr?.on("data", (c: Buffer) => { err += c.toString() })
         await client.connect(transport)
         stop = () => client.close()
       } else {
-        const child = spawn(process.execPath, cliArgs(o, db), { cwd: repoRoot, env: { ...process.env, YEA_HTTP_TOKEN: TOKEN, YEA_SUB: "person-1" }, stdio: ["ignore", "ignore", "pipe"] })
+        const child = spawn(process.execPath, cliArgs(o, db), { cwd: repoRoot, env: { ...env, YEA_HTTP_TOKEN: TOKEN, YEA_SUB: "person-1" }, stdio: ["ignore", "ignore", "pipe"] })
         const url = await new Promise<string>((resolve, reject) => {
-          let err = ""
           const timer = setTimeout(() => reject(new Error(`no URL from the server: ${err}`)), 60_000)
           child.stderr!.on("data", (c: Buffer) => {
             err += c.toString()
@@ -111,7 +117,7 @@ export const start = (o: StartOptions) =>
       }
       const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>
       const book = async () => (await call("book", {})).structuredContent as never
-      return { client, db, call, book, forms, stop }
+      return { client, db, call, book, forms, stop, stderr: () => err }
     }),
     (s) => Effect.promise(() => s.stop())
   )

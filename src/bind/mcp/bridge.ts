@@ -22,6 +22,7 @@ import { lensReplyHardened } from "../../yea/lens/reply.js"
 import type { Proposal } from "../../yea/proposal.js"
 import { buildForm, checkState, judgeAnswer, makeCodec, makeMemoryApprovalStore, newState, type HashedPlan } from "../../yea/approval/index.js"
 import { bridgeTools, oneLine, type BridgeTool } from "./bridge-tools.js"
+import { effectiveTightening } from "./policy-file.js"
 import { errorResult, textResult } from "./render.js"
 
 export interface BridgeService {
@@ -36,6 +37,8 @@ export interface BridgeOptions {
   readonly agent: string
   readonly grants: ReadonlyArray<string>
   readonly deny?: ReadonlyArray<string>
+  /** The parsed local `policy.json`, read on every call (policy-file.ts): its `deny` joins `deny`. */
+  readonly policyFile?: Effect.Effect<unknown>
   /** `--approve-here`: the principal's key on this machine, to sign a consent the person typed for. */
   readonly principal?: SignerShape
 }
@@ -86,7 +89,8 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   const codec = makeCodec(yield* (yield* RandomBytes).bytes(32))
   const store = yield* makeMemoryApprovalStore
   const server = new Server({ name: "mandate-yea-bridge", version: "0.1.0" }, { capabilities: { tools: {} } })
-  const deny = options.deny ?? []
+  /** The deny list in force for this call, or why none can be known (then nothing runs). */
+  const denyNow = Effect.map(options.policyFile ?? Effect.succeed(undefined), (file) => effectiveTightening({ deny: options.deny ?? [], outOfBand: "high" }, file))
 
   const codesFor = (s: BridgeService, proposals: ReadonlyArray<Proposal>) =>
     proposals.flatMap((p) => {
@@ -96,7 +100,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       return Either.isRight(code) ? [{ proposal: p.id, hash: p.hash, code: code.right }] : []
     })
 
-  const proposalsResult = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>): CallToolResult => {
+  const proposalsResult = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, deny: ReadonlyArray<string>): CallToolResult => {
     if (principal === undefined) return errorResult(["Nothing ran: these proposals need a grant to commit; run `mandate yea grant` for this agent.", ...lens({ kind: "PROPOSALS", proposals })])
     const codes = codesFor(s, proposals.filter((p) => !deny.includes(p.capability)))
     return textResult(
@@ -106,7 +110,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   }
 
   /** --approve-here: the typed phrase in the client, then a consent signed by the local principal. */
-  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string) =>
+  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string, deny: ReadonlyArray<string>) =>
     Effect.gen(function* () {
       const signer = options.principal!
       const plans = proposals.map(asPlan)
@@ -138,10 +142,21 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       }
     })
 
+  /** The deny check before anything is sent (SPEC-mcp-ts step 2: a denied tool shows nothing). */
+  const denied = (t: BridgeTool, s: BridgeService) =>
+    Effect.map(denyNow, (tight): { readonly refused: CallToolResult } | { readonly deny: ReadonlyArray<string> } => {
+      if (!tight.ok) return { refused: errorResult([`✗ refused: ${tight.why}; nothing ran`]) }
+      const deny = tight.value.deny
+      if (deny.includes(t.name) || deny.includes(`${s.id}/${t.name}`)) return { refused: errorResult([`✗ denied: your policy never allows ${t.name}`]) }
+      return { deny }
+    })
+
   const intent = (t: BridgeTool, s: BridgeService, args: Record<string, unknown>) =>
     Effect.gen(function* () {
       const { goal, preview, proposal, ...params } = args
-      if (deny.includes(t.name) || deny.includes(`${s.id}/${t.name}`)) return errorResult([`✗ denied: your policy never allows ${t.name}`])
+      const check = yield* denied(t, s)
+      if ("refused" in check) return check.refused
+      const deny = check.deny
       if (preview === true) return asResult(yield* s.client.intent(t.name, params, typeof goal === "string" ? { goal } : {}))
       const key = paramsKey(t.tool, params)
       const entry = pending.get(key)
@@ -151,7 +166,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
         const saved = consents.get(p.hash)
         const reply = yield* s.client.commit(p, saved === undefined ? {} : { grants: [saved] })
         if (reply.kind === "RECEIPT") pending.delete(key)
-        return reply.kind === "ERROR" && reply.code === "consent_required" ? proposalsResult(t, s, [p]) : asResult(reply)
+        return reply.kind === "ERROR" && reply.code === "consent_required" ? proposalsResult(t, s, [p], deny) : asResult(reply)
       }
       if (entry !== undefined) {
         const now = yield* unixSeconds
@@ -164,7 +179,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
           if (reply.kind === "RECEIPT") pending.delete(key)
           return asResult(reply)
         }
-        if (live.length > 0) return proposalsResult(t, s, live)
+        if (live.length > 0) return proposalsResult(t, s, live, deny)
         pending.delete(key)
       }
       const reply = yield* s.client.intent(t.name, params, { auto: true, ...(typeof goal === "string" ? { goal } : {}) })
@@ -173,13 +188,13 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string)
       pending.set(key, { service: s, proposals: mine })
       if (options.principal !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined) {
-        const done = yield* approveHere(t, s, mine, key)
+        const done = yield* approveHere(t, s, mine, key, deny)
         if (Option.isSome(done)) {
           pending.delete(key)
           return done.value
         }
       }
-      return proposalsResult(t, s, mine)
+      return proposalsResult(t, s, mine, deny)
     })
 
   /** yea_consent: saves a consent only if it is exactly one pending proposal's (SPEC-bridge). */
@@ -233,7 +248,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     const t = byName.get(name)
     const s = t === undefined ? undefined : serviceOf(t.service)
     if (t === undefined || s === undefined) return errorResult([`✗ no such tool ${oneLine(name)}`])
-    if (t.kind === "ask") return run(Effect.map(s.client.ask(t.name, args), asResult))
+    if (t.kind === "ask") return run(Effect.flatMap(denied(t, s), (check) => ("refused" in check ? Effect.succeed(check.refused) : Effect.map(s.client.ask(t.name, args), asResult))))
     return run(intent(t, s, args))
   })
   return { server, skipped, tools: tools.map((t) => t.tool) }

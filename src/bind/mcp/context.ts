@@ -8,15 +8,8 @@ import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sd
 import { Effect, Runtime, Schema } from "effect"
 import { RandomBytes } from "../../kernel/services.js"
 import { isKey } from "../../yea/keys.js"
-import {
-  ApprovalStore,
-  DEFAULT_TIGHTENING,
-  isBlocking,
-  mergeTightening,
-  readTightening,
-  RequestStateCodec,
-  type Tightening
-} from "../../yea/approval/index.js"
+import { ApprovalStore, RequestStateCodec, type Tightening } from "../../yea/approval/index.js"
+import { effectiveTightening } from "./policy-file.js"
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -74,15 +67,8 @@ export const makeApprovals = Effect.fn("yea.mcp.approvals")(function* (options: 
   }
   const runtime = yield* Effect.runtime<ApprovalServices>()
   const run = <A, E>(effect: Effect.Effect<A, E, ApprovalServices>) => Runtime.runPromise(runtime)(effect)
-  const tightening = Effect.map(options.policyFile ?? Effect.succeed(undefined), (file) => {
-    const own = options.tighten ?? DEFAULT_TIGHTENING
-    if (file === undefined) return { ok: true as const, value: own }
-    const read = readTightening(file)
-    const blocking = read.warnings.filter(isBlocking)
-    // A `deny` that can't be known refuses every job (SPEC-mcp-ts `tighten`).
-    if (blocking.length > 0) return { ok: false as const, why: `the policy file can't be used: ${blocking.join("; ")}` }
-    return { ok: true as const, value: mergeTightening(own, read) }
-  })
+  // A `deny` that can't be known refuses every job (SPEC-mcp-ts `tighten`).
+  const tightening = Effect.map(options.policyFile ?? Effect.succeed(undefined), (file) => effectiveTightening(options.tighten, file))
   const sub = options.sub ?? (() => "")
   return { options, run, storeKind: store.kind, sub, tightening, policy: options.policy ?? Effect.succeed(null) } satisfies ApprovalContext
 })

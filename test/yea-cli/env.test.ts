@@ -1,0 +1,87 @@
+// The variables of docs/cli.md "Environment" read beside the MANDATE_ names, through Config (the
+// run's own environment, never the process's): YEA_HOME and YEA_PRINCIPAL_HOME for the keys,
+// YEA_TRUST (else your own principal key) for what a served service trusts; and the OpenAPI
+// document read from a loopback URL. In process, temp folders only.
+import { NodeContext } from "@effect/platform-node"
+import { FetchHttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect } from "effect"
+import { existsSync, mkdtempSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { trustOf } from "../../src/cli/yea-local.js"
+import { MAX_SPEC, readSpec } from "../../src/cli/yea-openapi-source.js"
+import { runCli } from "../support/cli.js"
+import { PRINCIPAL, agentKey, principalKey } from "../yea/_helpers.js"
+import { writeSeed } from "./run.js"
+
+const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+const clean = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { NO_COLOR: "1", PATH: process.env.PATH, ...extra }
+  return env
+}
+
+describe("YEA_HOME and YEA_PRINCIPAL_HOME", () => {
+  it("init puts the keys where the YEA_ names say when the MANDATE_ names are unset; MANDATE_ wins when both are set", async () => {
+    const root = mkdtempSync(join(tmpdir(), "yea-env-"))
+    const r = await runCli(["yea", "init"], { env: clean({ HOME: join(root, "home"), YEA_HOME: join(root, "agent"), YEA_PRINCIPAL_HOME: join(root, "principal") }) })
+    expect(r.status).toBe(0)
+    expect(existsSync(join(root, "agent", "agent.key"))).toBe(true)
+    expect(existsSync(join(root, "principal", "principal.key"))).toBe(true)
+    expect(existsSync(join(root, "home"))).toBe(false)
+    const both = await runCli(["yea", "init", "--agent-only"], { env: clean({ HOME: join(root, "home"), YEA_HOME: join(root, "yea"), MANDATE_HOME: join(root, "mandate") }) })
+    expect(both.status).toBe(0)
+    expect(existsSync(join(root, "mandate", "agent.key"))).toBe(true)
+    expect(existsSync(join(root, "yea"))).toBe(false)
+    const neither = await runCli(["yea", "init", "--agent-only"], { env: clean({ HOME: join(root, "home") }) })
+    expect(neither.status).toBe(0)
+    expect(existsSync(join(root, "home", ".mandate", "agent.key"))).toBe(true)
+  })
+})
+
+describe("YEA_TRUST", () => {
+  const run = <A, E>(env: Record<string, string>, eff: Effect.Effect<A, E, NodeContext.NodeContext>) => eff.pipe(withEnv(env), Effect.provide(NodeContext.layer))
+  const other = agentKey
+  it.effect("--trust wins; else YEA_TRUST's comma-separated keys; else your own principal key; a bad key is refused by name", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "yea-trust-"))
+      writeSeed(join(root, "p"), "principal.key", PRINCIPAL)
+      const env = { HOME: root, YEA_HOME: join(root, "a"), YEA_PRINCIPAL_HOME: join(root, "p") }
+      expect(yield* run({ ...env, YEA_TRUST: other }, trustOf([principalKey]))).toEqual([principalKey])
+      expect(yield* run({ ...env, YEA_TRUST: ` ${other}, ${principalKey} ` }, trustOf([]))).toEqual([other, principalKey])
+      expect(yield* run(env, trustOf([]))).toEqual([principalKey])
+      expect(yield* run({ HOME: root, YEA_HOME: join(root, "nobody") }, trustOf([]))).toEqual([])
+      const bad = yield* Effect.flip(run({ ...env, YEA_TRUST: "alice" }, trustOf([])))
+      expect([bad.reason, bad.path]).toEqual(["invalid_params", "YEA_TRUST"])
+    }))
+})
+
+describe("the OpenAPI document from a URL", () => {
+  const serve = (handler: (path: string) => { status: number; body: string | Buffer }) =>
+    Effect.acquireRelease(
+      Effect.async<{ url: string; close: () => void }>((resume) => {
+        const server = createServer((req, res) => {
+          const r = handler(req.url ?? "/")
+          res.writeHead(r.status, { "content-type": "application/json" })
+          res.end(r.body)
+        })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() })))
+      }),
+      (s) => Effect.sync(() => s.close())
+    )
+  const read = (source: string) => readSpec(source).pipe(Effect.provide(FetchHttpClient.layer), Effect.provide(NodeContext.layer))
+
+  it.scoped("a JSON document is read; a non-2xx status, a body that is not JSON and one past the cap are refused by name", () =>
+    Effect.gen(function* () {
+      const big = Buffer.alloc(MAX_SPEC + 10, 0x20)
+      const s = yield* serve((path) =>
+        path === "/spec.json" ? { status: 200, body: JSON.stringify({ openapi: "3.0.0" }) } : path === "/text" ? { status: 200, body: "<html>" } : path === "/big" ? { status: 200, body: big } : { status: 404, body: "no" }
+      )
+      expect(yield* read(`${s.url}/spec.json`)).toEqual({ openapi: "3.0.0" })
+      const reasons = yield* Effect.forEach(["/missing", "/text", "/big"], (p) => Effect.map(Effect.flip(read(`${s.url}${p}`)), (e) => e.reason))
+      expect(reasons).toEqual(["mandate/unreachable", "mandate/bad_spec", "mandate/bad_spec"])
+      expect((yield* Effect.flip(read(join(tmpdir(), "no-such-spec.json")))).reason).toBe("mandate/unreadable")
+    }))
+})
