@@ -23,10 +23,14 @@ import { SqliteStore } from "../store/sqlite/client.js"
 import { isKey } from "../yea/keys.js"
 import { agentKeyPath, yeaHome, principalKeyPath, readKey, readPublicKey } from "./yea-home.js"
 import { cliError, runCommand } from "./writ-io.js"
+import { storeFolder } from "./yea-local.js"
+import { fileApprovalLayer } from "../store/file/approval.js"
+import { NodeContext } from "@effect/platform-node"
 import { CliIo } from "./io.js"
 
 const code = Args.text({ name: "CODE" }).pipe(Args.withDescription("the pc1. consent code the agent printed"))
-const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("for a job's approval code: the approval store the MCP server reads (its --sqlite FILE)"))
+const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("for a job's approval code: the SQLite approval store the MCP server reads (its --sqlite FILE)"))
+const storeDir = Options.directory("store").pipe(Options.optional, Options.withDescription("for a job's approval code: the approval store folder (default: YEA_STORE, else store/ in the YEA home)"))
 const to = Options.text("to").pipe(Options.optional, Options.withDescription("the agent key the consent is for, after checking its fingerprint with the agent"))
 
 /** Whether a person is at the run's terminal (both ends). The CLI is the composition root. */
@@ -42,9 +46,12 @@ const jobLines = (r: JobConsentRequest): ReadonlyArray<string> => [
 ]
 
 /** SPEC-approval §5: the person types the phrase; the consent goes to the server's approval store. */
-const approveJob = (text: string, request: JobConsentRequest, file: Option.Option<string>) =>
+const approveJob = (text: string, request: JobConsentRequest, file: Option.Option<string>, folder: Option.Option<string>) =>
   Effect.gen(function* () {
-    if (Option.isNone(file)) return yield* Effect.fail(cliError("mandate/usage", "a job's approval code needs --sqlite FILE, the approval store the MCP server reads"))
+    const where = Option.isSome(file) ? file.value : yield* storeFolder(folder)
+    const store = Option.isSome(file)
+      ? approvalLayer.pipe(Layer.provide(SqliteStore.layer(file.value)))
+      : fileApprovalLayer(where).pipe(Layer.provide(Layer.merge(NodeContext.layer, RandomBytes.live)))
     const principal = yield* readKey(principalKeyPath((yield* yeaHome)))
     yield* Console.log("Approve this plan?")
     for (const line of jobLines(request)) yield* Console.log("  " + line)
@@ -52,24 +59,24 @@ const approveJob = (text: string, request: JobConsentRequest, file: Option.Optio
     yield* Effect.orDie(terminal.display(`Type "${request.phrase}" to approve it: `))
     const typed = yield* Effect.mapError(terminal.readLine, () => cliError("mandate/declined", "no answer; nothing signed"))
     yield* approveJobCode(text, typed).pipe(
-      Effect.provide(Layer.mergeAll(approvalLayer.pipe(Layer.provide(SqliteStore.layer(file.value))), Signer.fromSeed(principal), RandomBytes.live)),
+      Effect.provide(Layer.mergeAll(store, Signer.fromSeed(principal), RandomBytes.live)),
       Effect.catchTags({
         ConsentInvalid: (e) => Effect.fail(cliError(e.code, e.why)),
-        StoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.message, file.value)),
-        ApprovalStoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.why, file.value))
+        StoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.message, where)),
+        ApprovalStoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.why, where))
       })
     )
     yield* Console.log("approved: the agent's next call of this plan runs it, once")
   })
 
-export const yeaApproveCommand = Command.make("approve", { code, to, sqlite }, (o) =>
+export const yeaApproveCommand = Command.make("approve", { code, to, sqlite, storeDir }, (o) =>
   runCommand(
     Effect.gen(function* () {
       if (!(yield* interactive)) {
         return yield* Effect.fail(cliError("mandate/not_interactive", "approve runs only at an interactive terminal (stdin and stdout), never from a pipe or a script"))
       }
       const job = yield* Effect.option(decodeJobConsentCode(o.code))
-      if (Option.isSome(job)) return yield* approveJob(o.code, job.value, o.sqlite)
+      if (Option.isSome(job)) return yield* approveJob(o.code, job.value, o.sqlite, o.storeDir)
       const explicit = Option.getOrUndefined(o.to)
       if (explicit !== undefined && !isKey(explicit)) return yield* Effect.fail(cliError("invalid_params", "not a canonical ed25519: key", "--to"))
       const h = (yield* yeaHome)

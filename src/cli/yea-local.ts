@@ -4,6 +4,7 @@
 // `YEA_PRINCIPAL_PUB` names. Variables are read through Config (the run's environment); the
 // process's user is read here, at the composition root, and handed to the pinned-key check.
 import { FileSystem } from "@effect/platform"
+import { join } from "node:path"
 import { Config, Console, Effect, Option } from "effect"
 import { readPinnedKey } from "../bind/mcp/pinned-key.js"
 import { readPolicyFile } from "../bind/mcp/policy-file.js"
@@ -67,4 +68,13 @@ export const trustOf = (flags: ReadonlyArray<string>) =>
     }
     const own = yield* Effect.option(readPublicKey(principalKeyPath(yield* yeaHome)))
     return Option.match(own, { onNone: () => [] as ReadonlyArray<string>, onSome: (k) => [k] })
+  })
+
+/** The approval store folder a local stdio server shares with `yea approve` (SPEC-mcp-ts `store`): `--store`, else `YEA_STORE`, else `store/` in the home. */
+export const storeFolder = (option: Option.Option<string>) =>
+  Effect.gen(function* () {
+    if (Option.isSome(option)) return option.value
+    const env = yield* Effect.orElseSucceed(Config.option(Config.nonEmptyString("YEA_STORE")), () => Option.none<string>())
+    if (Option.isSome(env)) return env.value
+    return join((yield* yeaHome).home, "store")
   })

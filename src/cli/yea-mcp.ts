@@ -16,9 +16,12 @@ import { decodeSeed, keyFromSeed } from "../yea/keys.js"
 import { approvalLayer } from "../store/sqlite/approval.js"
 import { SqliteStore } from "../store/sqlite/client.js"
 import { cliError, runCommand } from "./writ-io.js"
-import { localPolicyFile, pinnedPrincipal, signedPolicy, signedPolicySource } from "./yea-local.js"
+import { localPolicyFile, pinnedPrincipal, signedPolicy, signedPolicySource, storeFolder } from "./yea-local.js"
+import { fileApprovalLayer } from "../store/file/approval.js"
+import { NodeContext } from "@effect/platform-node"
 
-const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("keep approvals in this SQLite file, shared with `mandate yea approve` (default: memory)"))
+const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("keep approvals in this SQLite file, shared with `mandate yea approve --sqlite`"))
+const storeDir = Options.directory("store").pipe(Options.optional, Options.withDescription("keep approvals in this folder, shared with `mandate yea approve` (stdio default: YEA_STORE, else store/ in the YEA home; HTTP default: memory)"))
 const principal = Options.text("principal").pipe(Options.optional, Options.withDescription("the pinned principal key (ed25519:...); default: the key in the file YEA_PRINCIPAL_PUB names, if that file is safe"))
 const policy = Options.text("policy").pipe(Options.optional, Options.withDescription("the signed policy: a pg1. token, or a file holding one (re-read on every call); default: YEA_POLICY"))
 const seed = Options.text("server-seed").pipe(Options.withDescription("the server key's 32-byte seed, base64url"))
@@ -27,7 +30,7 @@ const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pi
 const http = Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 (token from YEA_HTTP_TOKEN, person from YEA_SUB)"))
 const port = Options.integer("port").pipe(Options.withDefault(0))
 
-export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, principal, policy, seed, deny, oob, http, port }, (o) =>
+export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, storeDir, principal, policy, seed, deny, oob, http, port }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
@@ -41,8 +44,9 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
         const token = process.env.YEA_HTTP_TOKEN ?? ""
         const person = process.env.YEA_SUB ?? ""
         if (o.http && (token.length < 32 || person === "")) return yield* Effect.fail(cliError("mandate/usage", "HTTP needs YEA_HTTP_TOKEN (32 characters or more) and YEA_SUB"))
+        const folder = o.http && Option.isNone(o.storeDir) ? Option.none<string>() : Option.some(yield* storeFolder(o.storeDir))
         const store = Option.match(o.sqlite, {
-          onNone: () => memoryApprovalStore,
+          onNone: () => Option.match(folder, { onNone: () => memoryApprovalStore, onSome: (dir) => fileApprovalLayer(dir).pipe(Layer.provide(Layer.merge(NodeContext.layer, RandomBytes.live))) }),
           onSome: (file) => approvalLayer.pipe(Layer.provide(SqliteStore.layer(file)))
         })
         const services = Layer.mergeAll(store, randomCodecLayer, RandomBytes.live).pipe(Layer.provideMerge(RandomBytes.live))
@@ -68,7 +72,8 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
           Effect.provide(services),
           Effect.catchTags({
             StartupRefused: (e) => Effect.fail(cliError(`mandate/${e.reason}`, e.message)),
-            StoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.message))
+            StoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.message)),
+            ApprovalStoreError: (e) => Effect.fail(cliError("mandate/store_unavailable", e.why))
           })
         )
       })

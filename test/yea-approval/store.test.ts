@@ -4,14 +4,18 @@
 // stdio server and `mandate yea approve` share it.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { mkdtempSync } from "node:fs"
+import { NodeContext } from "@effect/platform-node"
+import { mkdtempSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ApprovalStore, memoryApprovalStore, type JobReceipt } from "../../src/yea/approval/index.js"
 import { approvalLayer } from "../../src/store/sqlite/approval.js"
 import { SqliteStore } from "../../src/store/sqlite/client.js"
+import { fileApprovalLayer } from "../../src/store/file/approval.js"
+import { RandomBytes } from "../../src/kernel/services.js"
 
 const sqliteAt = (file: string) => approvalLayer.pipe(Layer.provide(SqliteStore.layer(file)))
+const fileAt = (dir: string) => fileApprovalLayer(dir).pipe(Layer.provide(Layer.merge(NodeContext.layer, RandomBytes.live)))
 const freshFile = () => join(mkdtempSync(join(tmpdir(), "approval-store-")), "a.sqlite")
 
 const receipt = (id: string): JobReceipt => ({
@@ -74,6 +78,30 @@ const suite = (name: string, layer: () => Layer.Layer<ApprovalStore, unknown>) =
 
 suite("memory", () => memoryApprovalStore)
 suite("sqlite", () => sqliteAt(freshFile()))
+suite("file", () => fileAt(mkdtempSync(join(tmpdir(), "approval-files-"))))
+
+describe("approval store: one folder, two stores (a stdio server and `mandate yea approve`)", () => {
+  it.effect("a consent, a marker and a reservation written by one are seen by the other; files are 0600 in a 0700 folder; a bad key or a malformed ledger fails typed", () =>
+    Effect.gen(function* () {
+      const dir = join(mkdtempSync(join(tmpdir(), "approval-files-")), "store")
+      const a = yield* Effect.provide(ApprovalStore, fileAt(dir))
+      const b = yield* Effect.provide(ApprovalStore, fileAt(dir))
+      yield* a.putConsent("H", "pg1.c\n")
+      expect(Option.getOrNull(yield* b.getConsent("H"))).toBe("pg1.c")
+      expect(yield* a.consumeOnce("consent:g", 9)).toBe(true)
+      expect(yield* b.consumeOnce("consent:g", 9)).toBe(false)
+      const key = { block: "B", of: "spend" }
+      const r = yield* a.reserve([{ key, amount: 2n, max: 3n }])
+      expect(Option.isNone(yield* b.reserve([{ key, amount: 2n, max: 3n }]))).toBe(true)
+      yield* b.settle(Option.getOrThrow(r))
+      expect(yield* a.used("B", "spend")).toBe(3n - 1n)
+      expect(statSync(dir).mode & 0o777).toBe(0o700)
+      expect(statSync(join(dir, "consents", "H")).mode & 0o777).toBe(0o600)
+      expect((yield* Effect.flip(a.getConsent("../x"))).code).toBe("store-unavailable")
+      writeFileSync(join(dir, "ledger", "B", "spend.json"), "{")
+      expect((yield* Effect.flip(a.used("B", "spend"))).code).toBe("store-unavailable")
+    }).pipe(Effect.provide(NodeContext.layer), Effect.orDie), { timeout: 60_000 })
+})
 
 describe("approval store: one SQLite file, two connections", () => {
   it.effect("a consent written through one connection is read and consumed once through the other", () =>

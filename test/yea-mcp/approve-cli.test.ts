@@ -1,9 +1,11 @@
 // A client without forms, end to end through the real command: the job server answers with an
 // approval code, the person runs `mandate yea approve <code> --sqlite FILE` at a terminal (util-linux
 // `script` gives the child one) and types the phrase; the agent's retried call then runs the plan
-// once (SPEC-approval §5, docs/cli.md `approve`). A wrong phrase, or no --sqlite, approves nothing.
+// once (SPEC-approval §5, docs/cli.md `approve`). A wrong phrase approves nothing. With the file store, approve finds the folder by YEA_STORE.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
 import { errorLine, hasScript, homes, mandateAtTerminal, writeSeed } from "../yea-cli/run.js"
 import { principalSeed, start, text } from "./harness.js"
 
@@ -26,11 +28,6 @@ describe("mandate yea approve with a job's approval code", () => {
         expect(first.isError).toBe(true)
         const code = (first.structuredContent as { codes: Array<{ code: string }> }).codes[0].code
 
-        // Without the store the consent could not reach the server: refused before anything is shown.
-        const noStore = yield* Effect.promise(() => mandateAtTerminal(["yea", "approve", code], h.env, "approve\n"))
-        expect(noStore.status).toBe(1)
-        expect(errorLine(noStore)).toMatch(/^error: mandate\/usage at mandate yea approve: .*--sqlite/)
-
         // A wrong phrase approves nothing: the retried call is still refused.
         const wrong = yield* Effect.promise(() => mandateAtTerminal(["yea", "approve", code, "--sqlite", s.db], h.env, "yes\n"))
         expect(wrong.status).toBe(1)
@@ -46,6 +43,23 @@ describe("mandate yea approve with a job's approval code", () => {
         expect(text(retried)).toMatch(/^✓ Refund 71.36 USD of ch_1 \(receipt r_/)
         expect((yield* Effect.promise(() => s.call("refund", { charge: "ch_1", cents: 7136 }))).isError).toBe(true)
         expect((yield* Effect.promise(() => s.book())).applied).toEqual([{ tool: "refund", summary: "Refund 71.36 USD of ch_1" }])
+      })
+    ), T)
+
+  it.live("with the file store (the server's --store, YEA_STORE for approve, no --sqlite) the approval reaches the server and the retried call runs once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = homes()
+        const store = join(h.root, "store")
+        const s = yield* start({ transport: "stdio", store })
+        writeSeed(h.principalHome, "principal.key", principalSeed)
+        const first = yield* Effect.promise(() => s.call("refund", { charge: "ch_2", cents: 7136 }))
+        const code = (first.structuredContent as { codes: Array<{ code: string }> }).codes[0].code
+        const right = yield* Effect.promise(() => mandateAtTerminal(["yea", "approve", code], { ...h.env, YEA_STORE: store }, "approve\n"))
+        expect(right.status).toBe(0)
+        expect(readdirSync(join(store, "consents")).length).toBe(1)
+        expect(text(yield* Effect.promise(() => s.call("refund", { charge: "ch_2", cents: 7136 })))).toMatch(/^✓ Refund 71.36 USD of ch_2 \(receipt r_/)
+        expect((yield* Effect.promise(() => s.call("refund", { charge: "ch_2", cents: 7136 }))).isError).toBe(true)
       })
     ), T)
 })

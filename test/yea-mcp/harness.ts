@@ -56,6 +56,8 @@ export interface StartOptions {
   readonly principal?: string | null
   /** Variables added to the server's environment (YEA_HOME, YEA_POLICY, YEA_PRINCIPAL_PUB...). */
   readonly env?: Readonly<Record<string, string>>
+  /** Keep approvals in this folder (the file store) instead of the SQLite file. */
+  readonly store?: string
 }
 
 const cliArgs = (o: StartOptions, db: string) => [
@@ -64,8 +66,7 @@ const cliArgs = (o: StartOptions, db: string) => [
   "mcp-example",
   "--server-seed",
   encodeBase64url(serverSeed),
-  "--sqlite",
-  db,
+  ...(o.store === undefined ? ["--sqlite", db] : ["--store", o.store]),
   ...(o.principal === null ? [] : ["--principal", o.principal ?? principalKey]),
   ...(o.policy === null ? [] : ["--policy", o.policy ?? policy]),
   ...(o.deny ?? []).flatMap((d) => ["--deny", d]),
