@@ -6,6 +6,9 @@ import { Console, Effect, Layer, Option } from "effect"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeBridge } from "../bind/mcp/bridge.js"
 import { describeService } from "../bind/mcp/bridge-service.js"
+import { fileBridgeMemory } from "../bind/mcp/bridge-memory.js"
+import { yeaHome } from "./yea-home.js"
+import { join } from "node:path"
 import { connect } from "../bind/yea-connect/index.js"
 import { makeClient } from "../yea/client.js"
 import { billingServer, newBook } from "../bind/mcp/example.js"
@@ -103,7 +106,10 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
           }).pipe(Effect.mapError((e) => cliError(`yea/${e.reason}`, `${url}: ${e.message}`)))
         )
         const policyFile = yield* localPolicyFile
-        const { server, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, ...(principal === undefined ? {} : { principal }) })
+        // Pending proposals and consents outlive the process (a client restarts its servers freely).
+        const consents = join((yield* yeaHome).home, "consents")
+        const memory = yield* Effect.mapError(fileBridgeMemory(consents), (e) => cliError("mandate/unwritable", e.message, consents))
+        const { server, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, memory, ...(principal === undefined ? {} : { principal }) })
         for (const s of [...described.flatMap((d) => d.skipped), ...skipped]) yield* Console.error(`yea mcp: not served: ${s}`)
         yield* serveStdio(server)
       }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(decodeSeedOrZero(o.agentSeed)), RandomBytes.live)))

@@ -3,7 +3,9 @@
 // within the grant, consent by code (`yea approve` + `yea_consent`), consent by typed phrase with
 // --approve-here, undo, and the refusals of `yea_consent`.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -20,6 +22,8 @@ import { principalKey, principalSeed, policy, text } from "./harness.js"
 import { cliEntry } from "../support/cli.js"
 
 const agentSeed = new Uint8Array(32).fill(2)
+/** The bridge keeps pending proposals and consents in the YEA home: a temp one per bridge. */
+const bridgeEnv = () => ({ ...getDefaultEnvironment(), MANDATE_HOME: mkdtempSync(join(tmpdir(), "yea-bridge-home-")) })
 const agentKey = keyFromSeed(agentSeed)
 const T = { timeout: 180_000 }
 const principal = Layer.merge(Signer.fromSeed(principalSeed), RandomBytes.seeded(new Uint8Array([9])))
@@ -61,7 +65,7 @@ const bridge = (url: string, o: { readonly approveHere?: boolean; readonly form?
         })
       }
       const args = [...cliEntry, "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant, ...(o.approveHere ? ["--approve-here", encodeBase64url(principalSeed)] : [])]
-      await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe" }))
+      await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe", env: bridgeEnv() }))
       return client
     }),
     (c) => Effect.promise(() => c.close())
@@ -164,7 +168,7 @@ describe("the bridge in front of the OpenAPI adapter", () => {
           Effect.promise(async () => {
             const client = new Client({ name: "test", version: "1" })
             const args = [...cliEntry, "yea", "mcp", api.url, "--agent-seed", encodeBase64url(agentSeed), "--grant", notesGrant]
-            await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe" }))
+            await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe", env: bridgeEnv() }))
             return client
           }),
           (cl) => Effect.promise(() => cl.close())

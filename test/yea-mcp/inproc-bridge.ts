@@ -14,7 +14,7 @@ import { issueRootGrant } from "../../src/yea/grant.js"
 import { connectInProcess } from "../../src/yea/inproc.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import type { ServiceSpec } from "../../src/yea/service/define.js"
-import { makeService } from "../../src/yea/service/runtime.js"
+import { makeService, type YeaServiceRuntime } from "../../src/yea/service/runtime.js"
 
 export const principalSeed = new Uint8Array(32).fill(1)
 export const agentSeed = new Uint8Array(32).fill(2)
@@ -27,12 +27,15 @@ const agentLayer = Layer.merge(Signer.fromSeed(agentSeed), RandomBytes.live)
 export const grantOf = (caveats: ReadonlyArray<Record<string, unknown>>) =>
   issueRootGrant({ sub: agentKey, caveats: [...caveats, { exp: 4102444800 }] }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(principalSeed), RandomBytes.live)))
 
-/** Services (specs) behind a bridge with `options`, and an MCP client on it; closed with the scope. */
-export const bridgeOver = (specs: ReadonlyArray<Effect.Effect<ServiceSpec>>, grants: ReadonlyArray<string>, options: Omit<BridgeOptions, "agent" | "grants"> = {}) =>
+/** A service runtime (in memory) for a spec. */
+export const runtimeOf = (spec: Effect.Effect<ServiceSpec>) => Effect.flatMap(spec, (s) => makeService(s)).pipe(Effect.provide(stateLayer()))
+
+/** Services behind a bridge with `options`, and an MCP client on it; closed with the scope. */
+export const bridgeOver = (specs: ReadonlyArray<Effect.Effect<ServiceSpec> | YeaServiceRuntime>, grants: ReadonlyArray<string>, options: Omit<BridgeOptions, "agent" | "grants"> = {}) =>
   Effect.gen(function* () {
     const services = yield* Effect.forEach(specs, (spec) =>
       Effect.gen(function* () {
-        const runtime = yield* Effect.flatMap(spec, (s) => makeService(s))
+        const runtime = Effect.isEffect(spec) ? yield* runtimeOf(spec) : spec
         const client = yield* makeClient(connectInProcess(runtime), { grants, agentName: "test-bridge" })
         return yield* describeService(client)
       })
@@ -49,6 +52,6 @@ export const bridgeOver = (specs: ReadonlyArray<Effect.Effect<ServiceSpec>>, gra
     )
     const call = (name: string, args: Record<string, unknown>) => Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallToolResult>)
     return { client, call, built }
-  }).pipe(Effect.provide(Layer.merge(agentLayer, stateLayer())))
+  }).pipe(Effect.provide(agentLayer))
 
 export const text = (r: CallToolResult): string => r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")

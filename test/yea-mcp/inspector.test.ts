@@ -6,6 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
@@ -29,9 +31,11 @@ const grant: string = Effect.runSync(
     .pipe(Effect.provide(Layer.merge(Signer.fromSeed(principalSeed), RandomBytes.seeded(new Uint8Array([9])))))
 )
 
+const tempHome = mkdtempSync(join(tmpdir(), "yea-inspector-home-"))
 const run = (command: string, args: ReadonlyArray<string>, onLine?: (s: string) => boolean, cwd = repoRoot) =>
   new Promise<{ status: number | null; out: string; kill: () => void }>((resolve) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    // HOME is a temp folder: the bridge keeps its consents in the YEA home, never the real one.
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: tempHome, MANDATE_HOME: join(tempHome, ".mandate") } })
     let out = ""
     let done = false
     const finish = (status: number | null) => {

@@ -23,6 +23,7 @@ import type { Proposal } from "../../yea/proposal.js"
 import { buildForm, checkState, judgeAnswer, makeCodec, makeMemoryApprovalStore, newState, type HashedPlan } from "../../yea/approval/index.js"
 import { bridgeTools, oneLine, type BridgeTool } from "./bridge-tools.js"
 import { effectiveTightening } from "./policy-file.js"
+import { memoryBridgeMemory, type BridgeMemory } from "./bridge-memory.js"
 import { errorResult, textResult } from "./render.js"
 
 export interface BridgeService {
@@ -41,14 +42,10 @@ export interface BridgeOptions {
   readonly policyFile?: Effect.Effect<unknown>
   /** `--approve-here`: the principal's key on this machine, to sign a consent the person typed for. */
   readonly principal?: SignerShape
+  /** Where pending proposals and consents are kept (bridge-memory.ts); default: this process's memory. */
+  readonly memory?: BridgeMemory
 }
 
-interface Pending {
-  readonly service: BridgeService
-  readonly proposals: ReadonlyArray<Proposal>
-}
-
-const MAX_PENDING = 256
 const CONSENT_LINE = "Ask the user to run `mandate yea approve <code>` where their principal key is, then paste the printed consent back to you and call yea_consent with it, then call this tool again."
 
 const lens = (reply: unknown) => lensReplyHardened(reply).split("\n")
@@ -82,8 +79,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   const { tools, skipped } = bridgeTools(caps)
   const byName = new Map(tools.map((t) => [t.tool, t]))
   const serviceOf = (id: string) => services.find((s) => s.id === id)
-  const pending = new Map<string, Pending>()
-  const consents = new Map<string, string>() // proposal hash → consent grant (from yea_consent)
+  const memory = options.memory ?? (yield* memoryBridgeMemory)
   const principal = options.grants.length > 0 ? Either.getOrUndefined(Either.map(decodeGrant(options.grants[0]), (g) => g.principal)) : undefined
   const rt = yield* Effect.runtime<RandomBytes>()
   const codec = makeCodec(yield* (yield* RandomBytes).bytes(32))
@@ -159,38 +155,38 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       const deny = check.deny
       if (preview === true) return asResult(yield* s.client.intent(t.name, params, typeof goal === "string" ? { goal } : {}))
       const key = paramsKey(t.tool, params)
-      const entry = pending.get(key)
+      const stored = yield* memory.getPending(key)
+      const entry = stored?.service === s.id ? stored : undefined
       if (typeof proposal === "string") {
         const p = entry?.proposals.find((x) => x.id === proposal)
         if (p === undefined) return errorResult(["✗ refused: no pending proposal with that id for this input; call without proposal first"])
-        const saved = consents.get(p.hash)
+        const saved = yield* memory.getConsent(p.hash)
         const reply = yield* s.client.commit(p, saved === undefined ? {} : { grants: [saved] })
-        if (reply.kind === "RECEIPT") pending.delete(key)
+        if (reply.kind === "RECEIPT") yield* Effect.zip(memory.deletePending(key), memory.deleteConsent(p.hash))
         return reply.kind === "ERROR" && reply.code === "consent_required" ? proposalsResult(t, s, [p], deny) : asResult(reply)
       }
       if (entry !== undefined) {
         const now = yield* unixSeconds
         const live = entry.proposals.filter((p) => p.expires > now)
         for (const p of live) {
-          const saved = consents.get(p.hash)
+          const saved = yield* memory.getConsent(p.hash)
           if (saved === undefined) continue
-          consents.delete(p.hash) // used once: a replayed call never commits twice
+          yield* memory.deleteConsent(p.hash) // used once: a replayed call never commits twice
           const reply = yield* s.client.commit(p, { grants: [saved] })
-          if (reply.kind === "RECEIPT") pending.delete(key)
+          if (reply.kind === "RECEIPT") yield* memory.deletePending(key)
           return asResult(reply)
         }
         if (live.length > 0) return proposalsResult(t, s, live, deny)
-        pending.delete(key)
+        yield* memory.deletePending(key)
       }
       const reply = yield* s.client.intent(t.name, params, { auto: true, ...(typeof goal === "string" ? { goal } : {}) })
       if (reply.kind !== "PROPOSALS") return asResult(reply)
       const mine = reply.proposals.filter((p) => p.capability === t.name)
-      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string)
-      pending.set(key, { service: s, proposals: mine })
+      yield* memory.setPending(key, { service: s.id, proposals: mine })
       if (options.principal !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined) {
         const done = yield* approveHere(t, s, mine, key, deny)
         if (Option.isSome(done)) {
-          pending.delete(key)
+          yield* memory.deletePending(key)
           return done.value
         }
       }
@@ -206,13 +202,13 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       const grant = g.right
       if (Either.isLeft(verifyChain(grant, { trusted: [grant.principal], proofKey: grant.holder }))) return errorResult(["✗ refused: the consent's signature does not verify"])
       if (grant.principal !== principal || grant.holder !== options.agent) return errorResult(["✗ refused: the consent is not from your principal to this agent"])
-      for (const entry of pending.values()) {
+      for (const entry of yield* memory.allPending) {
         for (const p of entry.proposals) {
-          const want = consentCaveats({ service: entry.service.id, capability: p.capability, hash: p.hash, expires: (grant.root.caveats[4] as { exp?: number })?.exp ?? 0, proposal: p.id, principal: "", summary: "" })
+          const want = consentCaveats({ service: entry.service, capability: p.capability, hash: p.hash, expires: (grant.root.caveats[4] as { exp?: number })?.exp ?? 0, proposal: p.id, principal: "", summary: "" })
           const same = grant.root.caveats.length === 5 && want.every((c, i) => Either.getOrUndefined(canonical(c)) === Either.getOrUndefined(canonical(grant.root.caveats[i])))
           if (!same) continue
           if (!((want[4].exp as number) > now)) return errorResult(["✗ refused: the consent has expired"])
-          consents.set(p.hash, token)
+          yield* memory.putConsent(p.hash, token)
           return textResult([`saved a consent for proposal ${p.id} (${oneLine(p.summary)}); call the tool again to commit it`])
         }
       }
