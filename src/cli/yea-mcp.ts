@@ -90,18 +90,22 @@ const agentSeed = Options.text("agent-seed").pipe(Options.withDescription("the a
 const grants = Options.text("grant").pipe(Options.repeated, Options.withDescription("a grant (pg1.) the agent presents (repeatable)"))
 const principalSeed = Options.text("approve-here").pipe(Options.optional, Options.withDescription("the principal's seed on this machine: approve by typing the phrase in the client"))
 
-export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants, deny, principalSeed }, (o) =>
+const toolsMode = Options.choice("tools", ["generic", "per-capability"] as const).pipe(Options.optional, Options.withDescription("one tool per capability, or two generic tools per service (default: generic past 25 capabilities)"))
+const budget = Options.integer("budget").pipe(Options.optional, Options.withDescription("the token budget of each reply the services send (SPEC §8)"))
+
+export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants, deny, principalSeed, toolsMode, budget }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
         const seedOf = (s: string, what: string) => Option.match(decodeSeed(s), { onNone: () => Effect.fail(cliError("mandate/bad_key", `${what} is not a base64url 32-byte seed`)), onSome: Effect.succeed })
         const agent = yield* seedOf(o.agentSeed, "--agent-seed")
         const principal = Option.isSome(o.principalSeed) ? Signer.make(yield* seedOf(o.principalSeed.value, "--approve-here")) : undefined
+        if (Option.isSome(o.budget) && o.budget.value < 1) return yield* Effect.fail(cliError("mandate/usage", "--budget is a positive number of tokens"))
         if (o.urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL"))
         const described = yield* Effect.forEach(o.urls, (url) =>
           Effect.gen(function* () {
             const conn = yield* connect(url)
-            const client = yield* makeClient(conn, { grants: o.grants, agentName: "mandate-bridge" })
+            const client = yield* makeClient(conn, { grants: o.grants, agentName: "mandate-bridge", ...(Option.isSome(o.budget) ? { budget: o.budget.value } : {}) })
             return yield* describeService(client)
           }).pipe(Effect.mapError((e) => cliError(`yea/${e.reason}`, `${url}: ${e.message}`)))
         )
@@ -109,7 +113,7 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
         // Pending proposals and consents outlive the process (a client restarts its servers freely).
         const consents = join((yield* yeaHome).home, "consents")
         const memory = yield* Effect.mapError(fileBridgeMemory(consents), (e) => cliError("mandate/unwritable", e.message, consents))
-        const { server, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, memory, ...(principal === undefined ? {} : { principal }) })
+        const { server, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, memory, ...(Option.isSome(o.toolsMode) ? { tools: o.toolsMode.value } : {}), ...(principal === undefined ? {} : { principal }) })
         for (const s of [...described.flatMap((d) => d.skipped), ...skipped]) yield* Console.error(`yea mcp: not served: ${s}`)
         yield* serveStdio(server)
       }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(decodeSeedOrZero(o.agentSeed)), RandomBytes.live)))

@@ -23,6 +23,21 @@ export interface RemoteCapability {
 export interface BridgeTool extends RemoteCapability {
   readonly tool: string
   readonly inputSchema: Record<string, unknown>
+  /** A generic tool (`<service>_ask`, `<service>_intent`): its `name` is the kind, the capability an argument. */
+  readonly generic?: { readonly capabilities: ReadonlyArray<string> }
+}
+
+/** SPEC-bridge "Too many tools, per service": past this many capabilities a service gets generic tools. */
+export const GENERIC_PAST = 25
+/** At most this many per-capability tools per service (the rest are named in `skipped`). */
+export const MAX_TOOLS_PER_SERVICE = 200
+
+export type ToolsMode = "auto" | "generic" | "per-capability"
+
+const INTENT_FIELDS = {
+  goal: { type: "string", description: "what you are trying to achieve" },
+  preview: { type: "boolean", description: "true: show the proposals and do nothing" },
+  proposal: { type: "string", description: "commit this pending proposal (its id) within your grant" }
 }
 
 const sanitize = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 57)
@@ -68,14 +83,55 @@ const objectSchema = (params: Record<string, unknown>): Record<string, unknown> 
   return { type: "object", properties, ...(required.length > 0 ? { required } : {}) }
 }
 
+/**
+ * The generic pair of a service (SPEC-bridge "Too many tools"): `<service>_ask` and
+ * `<service>_intent` taking `{ capability, params, goal?, preview?, proposal? }`, named from the
+ * service id sanitized and cut to 40, through the same collision and `yea_` rules (the suffix
+ * hashes `service id "/" kind`). A kind the service has no capability of gets no tool.
+ */
+const genericTools = (service: string, caps: ReadonlyArray<RemoteCapability>): Array<RemoteCapability & { readonly generic: BridgeTool["generic"]; readonly base: string; readonly inputSchema: Record<string, unknown> }> =>
+  (["ask", "intent"] as const).flatMap((kind) => {
+    const names = caps.filter((c) => c.kind === kind).map((c) => c.name)
+    if (names.length === 0) return []
+    const inputSchema: Record<string, unknown> = {
+      type: "object",
+      properties: {
+        capability: { type: "string", description: `one of this service's ${kind} capabilities (listed in the instructions)` },
+        params: { type: "object", description: "the capability's params" },
+        ...(kind === "intent" ? INTENT_FIELDS : {})
+      },
+      required: ["capability"]
+    }
+    return [{ service, name: kind, kind, summary: `${kind === "ask" ? "Read from" : "Propose and commit changes at"} ${service}: name the capability and its params`, generic: { capabilities: names }, base: `${sanitize(service).slice(0, 40)}_${kind}`, inputSchema }]
+  })
+
 /** The tool list for these capabilities; what can't be served is returned in `skipped`, with why. */
-export const bridgeTools = (caps: ReadonlyArray<RemoteCapability>): { tools: Array<BridgeTool>; skipped: Array<string> } => {
+export const bridgeTools = (caps: ReadonlyArray<RemoteCapability>, mode: ToolsMode = "auto"): { tools: Array<BridgeTool>; skipped: Array<string> } => {
   const skipped: Array<string> = []
+  const services = [...new Set(caps.map((c) => c.service))]
+  const isGeneric = (service: string) => mode === "generic" || (mode === "auto" && caps.filter((c) => c.service === service).length > GENERIC_PAST)
+  const generics = services.filter(isGeneric).flatMap((s) => genericTools(s, caps.filter((c) => c.service === s)))
+  const perCapability: Array<RemoteCapability> = []
+  for (const s of services.filter((x) => !isGeneric(x))) {
+    const mine = caps.filter((c) => c.service === s)
+    perCapability.push(...mine.slice(0, MAX_TOOLS_PER_SERVICE))
+    for (const c of mine.slice(MAX_TOOLS_PER_SERVICE)) skipped.push(`${s}/${c.name}: past ${MAX_TOOLS_PER_SERVICE} tools for this service (--tools generic serves them all)`)
+  }
   const counts = new Map<string, number>()
-  for (const c of caps) counts.set(sanitize(c.name), (counts.get(sanitize(c.name)) ?? 0) + 1)
+  for (const c of perCapability) counts.set(sanitize(c.name), (counts.get(sanitize(c.name)) ?? 0) + 1)
+  for (const g of generics) counts.set(g.base, (counts.get(g.base) ?? 0) + 1)
   const taken = new Set<string>(UTILITIES)
   const tools: Array<BridgeTool> = []
-  for (const c of caps) {
+  for (const g of generics) {
+    const name = RESERVED.test(g.base) || (counts.get(g.base) ?? 0) > 1 ? g.base + suffix(g.service, g.kind) : g.base
+    if (taken.has(name)) {
+      skipped.push(`${g.service}: the generic tool name ${name} is taken`)
+      continue
+    }
+    taken.add(name)
+    tools.push({ service: g.service, name: g.name, kind: g.kind, summary: g.summary, tool: name, inputSchema: g.inputSchema, generic: g.generic })
+  }
+  for (const c of perCapability) {
     const plain = sanitize(c.name)
     const name = plain === "" || RESERVED.test(plain) || (counts.get(plain) ?? 0) > 1 ? plain + suffix(c.service, c.name) : plain
     if (taken.has(name)) {
@@ -96,9 +152,7 @@ export const bridgeTools = (caps: ReadonlyArray<RemoteCapability>): { tools: Arr
         skipped.push(`${c.service}/${c.name}: its param ${clash} would shadow the bridge's own`)
         continue
       }
-      props.goal = { type: "string", description: "what you are trying to achieve" }
-      props.preview = { type: "boolean", description: "true: show the proposals and do nothing" }
-      props.proposal = { type: "string", description: "commit this pending proposal (its id) within your grant" }
+      Object.assign(props, INTENT_FIELDS)
     }
     taken.add(name)
     tools.push({ ...c, tool: name, inputSchema: schema })

@@ -21,7 +21,7 @@ import { decodeGrant, verifyChain } from "../../yea/grant.js"
 import { lensReplyHardened } from "../../yea/lens/reply.js"
 import type { Proposal } from "../../yea/proposal.js"
 import { buildForm, checkState, judgeAnswer, makeCodec, makeMemoryApprovalStore, newState, type HashedPlan } from "../../yea/approval/index.js"
-import { bridgeTools, oneLine, type BridgeTool } from "./bridge-tools.js"
+import { bridgeTools, oneLine, type BridgeTool, type ToolsMode } from "./bridge-tools.js"
 import { effectiveTightening } from "./policy-file.js"
 import { memoryBridgeMemory, type BridgeMemory } from "./bridge-memory.js"
 import { errorResult, textResult } from "./render.js"
@@ -44,6 +44,8 @@ export interface BridgeOptions {
   readonly principal?: SignerShape
   /** Where pending proposals and consents are kept (bridge-memory.ts); default: this process's memory. */
   readonly memory?: BridgeMemory
+  /** `--tools`: per-capability tools, generic ones, or generic past 25 capabilities (default). */
+  readonly tools?: ToolsMode
 }
 
 const CONSENT_LINE = "Ask the user to run `mandate yea approve <code>` where their principal key is, then paste the printed consent back to you and call yea_consent with it, then call this tool again."
@@ -76,7 +78,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     ids.add(s.id)
   }
   const caps = services.flatMap((s) => s.capabilities.filter((c) => c.kind === "ask" || c.kind === "intent").map((c) => ({ service: s.id, name: c.name, kind: c.kind as "ask" | "intent", summary: c.summary, params: c.params })))
-  const { tools, skipped } = bridgeTools(caps)
+  const { tools, skipped } = bridgeTools(caps, options.tools ?? "auto")
   const byName = new Map(tools.map((t) => [t.tool, t]))
   const serviceOf = (id: string) => services.find((s) => s.id === id)
   const memory = options.memory ?? (yield* memoryBridgeMemory)
@@ -84,7 +86,8 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   const rt = yield* Effect.runtime<RandomBytes>()
   const codec = makeCodec(yield* (yield* RandomBytes).bytes(32))
   const store = yield* makeMemoryApprovalStore
-  const server = new Server({ name: "mandate-yea-bridge", version: "0.1.0" }, { capabilities: { tools: {} } })
+  const instructions = genericInstructions(services, tools)
+  const server = new Server({ name: "mandate-yea-bridge", version: "0.1.0" }, { capabilities: { tools: {} }, ...(instructions === "" ? {} : { instructions }) })
   /** The deny list in force for this call, or why none can be known (then nothing runs). */
   const denyNow = Effect.map(options.policyFile ?? Effect.succeed(undefined), (file) => effectiveTightening({ deny: options.deny ?? [], outOfBand: "high" }, file))
 
@@ -147,9 +150,9 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       return { deny }
     })
 
-  const intent = (t: BridgeTool, s: BridgeService, args: Record<string, unknown>) =>
+  const intent = (t: BridgeTool, s: BridgeService, params: Record<string, unknown>, extras: { readonly goal?: unknown; readonly preview?: unknown; readonly proposal?: unknown }) =>
     Effect.gen(function* () {
-      const { goal, preview, proposal, ...params } = args
+      const { goal, preview, proposal } = extras
       const check = yield* denied(t, s)
       if ("refused" in check) return check.refused
       const deny = check.deny
@@ -222,7 +225,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
         description: oneLine(t.summary ?? `${t.kind} ${t.name}`),
         inputSchema: t.inputSchema as never,
         annotations: t.kind === "ask" ? { readOnlyHint: true } : { destructiveHint: true, readOnlyHint: false },
-        _meta: { "dev.yea/service": t.service, "dev.yea/capability": t.name }
+        _meta: t.generic === undefined ? { "dev.yea/service": t.service, "dev.yea/capability": t.name } : { "dev.yea/service": t.service, "dev.yea/generic": t.kind }
       })),
       { name: "yea_undo", description: "Undo a receipt within its window (UNDO)", inputSchema: { type: "object" as const, properties: { service: { type: "string" }, receipt: { type: "string" } }, required: ["service", "receipt"] }, annotations: { destructiveHint: true, idempotentHint: true } },
       { name: "yea_expand", description: "Fetch an elided part of a result (EXPAND)", inputSchema: { type: "object" as const, properties: { service: { type: "string" }, handle: { type: "string" } }, required: ["service", "handle"] }, annotations: { readOnlyHint: true } },
@@ -244,10 +247,51 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     const t = byName.get(name)
     const s = t === undefined ? undefined : serviceOf(t.service)
     if (t === undefined || s === undefined) return errorResult([`✗ no such tool ${oneLine(name)}`])
-    if (t.kind === "ask") return run(Effect.flatMap(denied(t, s), (check) => ("refused" in check ? Effect.succeed(check.refused) : Effect.map(s.client.ask(t.name, args), asResult))))
-    return run(intent(t, s, args))
+    // A generic tool names its capability: from here on it runs as that capability's own tool
+    // would (SPEC-bridge: "A generic intent call runs the same steps"), keyed apart per capability.
+    let one: BridgeTool = t
+    let params: Record<string, unknown> = args
+    if (t.generic !== undefined) {
+      const cap = args.capability
+      if (typeof cap !== "string" || !t.generic.capabilities.includes(cap)) return errorResult([`✗ invalid_params: capability must be one of this service's ${t.kind} capabilities (see the instructions)`])
+      const p = args.params ?? {}
+      if (typeof p !== "object" || p === null || Array.isArray(p)) return errorResult(["✗ invalid_params: params must be an object"])
+      one = { ...t, name: cap, tool: `${t.tool}/${cap}` }
+      params = p as Record<string, unknown>
+    }
+    if (one.kind === "ask") return run(Effect.flatMap(denied(one, s), (check) => ("refused" in check ? Effect.succeed(check.refused) : Effect.map(s.client.ask(one.name, params), asResult))))
+    if (t.generic !== undefined) return run(intent(one, s, params, { goal: args.goal, preview: args.preview, proposal: args.proposal }))
+    const { goal, preview, proposal, ...own } = args
+    return run(intent(one, s, own, { goal, preview, proposal }))
   })
   return { server, skipped, tools: tools.map((t) => t.tool) }
 })
+
+/** Instructions characters for the generic services' capability lists (SPEC-bridge: as many full lines as fit, then names). */
+const INSTRUCTIONS_BUDGET = 24_000
+
+/** The capabilities behind each generic tool, from the BRIEF kept at start (no second HELLO). */
+const genericInstructions = (services: ReadonlyArray<BridgeService>, tools: ReadonlyArray<BridgeTool>): string => {
+  const lines: Array<string> = []
+  let used = 0
+  for (const t of tools) {
+    if (t.generic === undefined) continue
+    const s = services.find((x) => x.id === t.service)
+    const head = `${oneLine(s?.name ?? t.service)} (${t.service}): call ${t.tool} with one of these ${t.kind} capabilities:`
+    lines.push(head)
+    used += head.length
+    const rest: Array<string> = []
+    for (const name of t.generic.capabilities) {
+      const c = s?.capabilities.find((x) => x.name === name)
+      const line = `- ${oneLine(name)}${c?.summary === undefined ? "" : ` — ${oneLine(c.summary)}`}${c?.params === undefined ? "" : ` params ${oneLine(JSON.stringify(c.params))}`}`
+      if (rest.length === 0 && used + line.length <= INSTRUCTIONS_BUDGET) {
+        lines.push(line)
+        used += line.length
+      } else rest.push(oneLine(name))
+    }
+    if (rest.length > 0) lines.push(`- and by name only: ${rest.join(", ")}`)
+  }
+  return lines.join("\n")
+}
 
 const encodeKeyOf = (s: SignerShape) => `ed25519:${Buffer.from(s.publicKey).toString("base64url")}`
