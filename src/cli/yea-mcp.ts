@@ -2,7 +2,7 @@
 // (default) or Streamable HTTP on 127.0.0.1, with the approval store in memory or a SQLite file
 // shared with `mandate yea approve`. The start-up line goes to stderr (stdout is the stdio transport).
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Layer, Option } from "effect"
+import { Config, Console, Effect, Layer, Option } from "effect"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeBridge } from "../bind/mcp/bridge.js"
 import { describeService } from "../bind/mcp/bridge-service.js"
@@ -93,7 +93,9 @@ const principalSeed = Options.text("approve-here").pipe(Options.optional, Option
 const toolsMode = Options.choice("tools", ["generic", "per-capability"] as const).pipe(Options.optional, Options.withDescription("one tool per capability, or two generic tools per service (default: generic past 25 capabilities)"))
 const budget = Options.integer("budget").pipe(Options.optional, Options.withDescription("the token budget of each reply the services send (SPEC §8)"))
 
-export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants, deny, principalSeed, toolsMode, budget }, (o) =>
+const bridgeHttp = Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 instead of stdio (bearer token from YEA_HTTP_TOKEN, 32 characters or more)"))
+
+export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants, deny, principalSeed, toolsMode, budget, http: bridgeHttp, port }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
@@ -102,6 +104,8 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
         const principal = Option.isSome(o.principalSeed) ? Signer.make(yield* seedOf(o.principalSeed.value, "--approve-here")) : undefined
         if (Option.isSome(o.budget) && o.budget.value < 1) return yield* Effect.fail(cliError("mandate/usage", "--budget is a positive number of tokens"))
         if (o.urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL"))
+        const token = Option.getOrElse(yield* Effect.orElseSucceed(Config.option(Config.string("YEA_HTTP_TOKEN")), () => Option.none<string>()), () => "")
+        if (o.http && token.length < 32) return yield* Effect.fail(cliError("mandate/usage", "--http needs YEA_HTTP_TOKEN (32 characters or more)"))
         const described = yield* Effect.forEach(o.urls, (url) =>
           Effect.gen(function* () {
             const conn = yield* connect(url)
@@ -113,9 +117,13 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
         // Pending proposals and consents outlive the process (a client restarts its servers freely).
         const consents = join((yield* yeaHome).home, "consents")
         const memory = yield* Effect.mapError(fileBridgeMemory(consents), (e) => cliError("mandate/unwritable", e.message, consents))
-        const { server, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, memory, ...(Option.isSome(o.toolsMode) ? { tools: o.toolsMode.value } : {}), ...(principal === undefined ? {} : { principal }) })
+        const { server, newServer, skipped } = yield* makeBridge(described.map((d) => d.service), { agent: keyFromSeed(agent), grants: o.grants, deny: o.deny, policyFile, memory, ...(Option.isSome(o.toolsMode) ? { tools: o.toolsMode.value } : {}), ...(principal === undefined ? {} : { principal }) })
         for (const s of [...described.flatMap((d) => d.skipped), ...skipped]) yield* Console.error(`yea mcp: not served: ${s}`)
-        yield* serveStdio(server)
+        if (!o.http) return yield* serveStdio(server)
+        // One person's bridge on loopback: a fresh server per session over the one bridge state.
+        const { url } = yield* serveHttp({ port: o.port, token, sub: "bridge" }, newServer)
+        yield* Console.error(`serving MCP at ${url}`)
+        yield* Effect.never
       }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(decodeSeedOrZero(o.agentSeed)), RandomBytes.live)))
     )
   )

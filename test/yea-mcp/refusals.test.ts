@@ -34,7 +34,7 @@ const call = (c: Client, name: string, args: Record<string, unknown>) => Effect.
 const refund = { inputSchema: { cents: z.number().int() }, risk: "low" as const, plan: async ({ cents }: Record<string, unknown>) => [{ summary: `Refund ${String(cents)}`, effects: [], uses: { spend: { amount: Number(cents), scale: 2, unit: "USD" } }, undoWindow: 60, apply: async () => ({ ok: true }) }], revert: async () => undefined }
 
 describe("start-up refusals", () => {
-  it.effect("an invalid name, HTTP without sub, HTTP on a memory store without singleProcess", () =>
+  it.scoped("an invalid name, HTTP without sub, HTTP on a memory store without singleProcess", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(makeApprovals({ ...base, name: "Bad Name" }))).reason).toBe("invalid_name")
       expect((yield* Effect.flip(makeApprovals({ ...base, transport: "http" }))).reason).toBe("no_sub")
@@ -95,7 +95,7 @@ describe("per-call refusals and the no-codes result", () => {
 })
 
 describe("registration errors", () => {
-  it.effect("a schema with preview, guarding twice, guarding a foreign tool and a foreign undo tool all throw", () =>
+  it.scoped("a schema with preview, guarding twice, guarding a foreign tool and a foreign undo tool all throw", () =>
     Effect.gen(function* () {
       const ctx = yield* makeApprovals(base)
       const server = new McpServer({ name: "x", version: "1" })

@@ -10,7 +10,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { createHash } from "node:crypto"
-import { Effect, Either, Option, Runtime } from "effect"
+import { Effect, Either, FiberSet, Option } from "effect"
 import { unixSeconds } from "../../kernel/clock.js"
 import { RandomBytes, Signer, type SignerShape } from "../../kernel/services.js"
 import type { YeaClientShape } from "../../yea/client.js"
@@ -83,11 +83,13 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   const serviceOf = (id: string) => services.find((s) => s.id === id)
   const memory = options.memory ?? (yield* memoryBridgeMemory)
   const principal = options.grants.length > 0 ? Either.getOrUndefined(Either.map(decodeGrant(options.grants[0]), (g) => g.principal)) : undefined
-  const rt = yield* Effect.runtime<RandomBytes>()
+  // Each tool call runs as a fiber of a FiberSet owned by the caller's scope: closing it (the
+  // process ending, a test finishing) interrupts every call in flight, none is left unowned.
+  const runPromise = yield* FiberSet.makeRuntimePromise<RandomBytes, CallToolResult, never>()
   const codec = makeCodec(yield* (yield* RandomBytes).bytes(32))
   const store = yield* makeMemoryApprovalStore
   const instructions = genericInstructions(services, tools)
-  const server = new Server({ name: "mandate-yea-bridge", version: "0.1.0" }, { capabilities: { tools: {} }, ...(instructions === "" ? {} : { instructions }) })
+  const newServer = () => new Server({ name: "mandate-yea-bridge", version: "0.1.0" }, { capabilities: { tools: {} }, ...(instructions === "" ? {} : { instructions }) })
   /** The deny list in force for this call, or why none can be known (then nothing runs). */
   const denyNow = Effect.map(options.policyFile ?? Effect.succeed(undefined), (file) => effectiveTightening({ deny: options.deny ?? [], outOfBand: "high" }, file))
 
@@ -109,7 +111,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   }
 
   /** --approve-here: the typed phrase in the client, then a consent signed by the local principal. */
-  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string, deny: ReadonlyArray<string>) =>
+  const approveHere = (server: Server, t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string, deny: ReadonlyArray<string>) =>
     Effect.gen(function* () {
       const signer = options.principal!
       const plans = proposals.map(asPlan)
@@ -150,7 +152,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       return { deny }
     })
 
-  const intent = (t: BridgeTool, s: BridgeService, params: Record<string, unknown>, extras: { readonly goal?: unknown; readonly preview?: unknown; readonly proposal?: unknown }) =>
+  const intent = (server: Server, t: BridgeTool, s: BridgeService, params: Record<string, unknown>, extras: { readonly goal?: unknown; readonly preview?: unknown; readonly proposal?: unknown }) =>
     Effect.gen(function* () {
       const { goal, preview, proposal } = extras
       const check = yield* denied(t, s)
@@ -187,7 +189,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       const mine = reply.proposals.filter((p) => p.capability === t.name)
       yield* memory.setPending(key, { service: s.id, proposals: mine })
       if (options.principal !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined) {
-        const done = yield* approveHere(t, s, mine, key, deny)
+        const done = yield* approveHere(server, t, s, mine, key, deny)
         if (Option.isSome(done)) {
           yield* memory.deletePending(key)
           return done.value
@@ -218,53 +220,62 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       return errorResult(["✗ refused: the consent is not for any pending proposal"])
     })
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [
-      ...tools.map((t) => ({
-        name: t.tool,
-        description: oneLine(t.summary ?? `${t.kind} ${t.name}`),
-        inputSchema: t.inputSchema as never,
-        annotations: t.kind === "ask" ? { readOnlyHint: true } : { destructiveHint: true, readOnlyHint: false },
-        _meta: t.generic === undefined ? { "dev.yea/service": t.service, "dev.yea/capability": t.name } : { "dev.yea/service": t.service, "dev.yea/generic": t.kind }
-      })),
-      { name: "yea_undo", description: "Undo a receipt within its window (UNDO)", inputSchema: { type: "object" as const, properties: { service: { type: "string" }, receipt: { type: "string" } }, required: ["service", "receipt"] }, annotations: { destructiveHint: true, idempotentHint: true } },
-      { name: "yea_expand", description: "Fetch an elided part of a result (EXPAND)", inputSchema: { type: "object" as const, properties: { service: { type: "string" }, handle: { type: "string" } }, required: ["service", "handle"] }, annotations: { readOnlyHint: true } },
-      { name: "yea_consent", description: "Hand back a consent the person signed with `mandate yea approve`", inputSchema: { type: "object" as const, properties: { token: { type: "string" } }, required: ["token"] } }
-    ]
-  }))
+  /**
+   * A server on this bridge: one per stdio process, or one per Streamable HTTP session. The
+   * pending proposals, consents and services are the bridge's, shared by every session (SPEC-bridge:
+   * they live in the bridge() closure, not in the server factory).
+   */
+  const build = () => {
+    const server = newServer()
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [
+        ...tools.map((t) => ({
+          name: t.tool,
+          description: oneLine(t.summary ?? `${t.kind} ${t.name}`),
+          inputSchema: t.inputSchema as never,
+          annotations: t.kind === "ask" ? { readOnlyHint: true } : { destructiveHint: true, readOnlyHint: false },
+          _meta: t.generic === undefined ? { "dev.yea/service": t.service, "dev.yea/capability": t.name } : { "dev.yea/service": t.service, "dev.yea/generic": t.kind }
+        })),
+        { name: "yea_undo", description: "Undo a receipt within its window (UNDO)", inputSchema: { type: "object" as const, properties: { service: { type: "string" }, receipt: { type: "string" } }, required: ["service", "receipt"] }, annotations: { destructiveHint: true, idempotentHint: true } },
+        { name: "yea_expand", description: "Fetch an elided part of a result (EXPAND)", inputSchema: { type: "object" as const, properties: { service: { type: "string" }, handle: { type: "string" } }, required: ["service", "handle"] }, annotations: { readOnlyHint: true } },
+        { name: "yea_consent", description: "Hand back a consent the person signed with `mandate yea approve`", inputSchema: { type: "object" as const, properties: { token: { type: "string" } }, required: ["token"] } }
+      ]
+    }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const args = (req.params.arguments ?? {}) as Record<string, unknown>
-    const run = (eff: Effect.Effect<CallToolResult, unknown, RandomBytes>) =>
-      Runtime.runPromise(rt)(eff.pipe(Effect.catchAll((e) => Effect.succeed(errorResult([`✗ ${typeof e === "object" && e !== null && "reason" in e ? String((e as { reason: unknown }).reason) : "error"}: ${e instanceof Error ? e.message : String((e as { message?: unknown })?.message ?? e)}`])))))
-    const name = req.params.name
-    if (name === "yea_consent") return run(saveConsent(String(args.token)))
-    if (name === "yea_undo" || name === "yea_expand") {
-      const s = serviceOf(String(args.service))
-      if (s === undefined) return errorResult(["✗ no such service"])
-      return run(Effect.map(name === "yea_undo" ? s.client.undo(String(args.receipt)) : s.client.expand(String(args.handle)), asResult))
-    }
-    const t = byName.get(name)
-    const s = t === undefined ? undefined : serviceOf(t.service)
-    if (t === undefined || s === undefined) return errorResult([`✗ no such tool ${oneLine(name)}`])
-    // A generic tool names its capability: from here on it runs as that capability's own tool
-    // would (SPEC-bridge: "A generic intent call runs the same steps"), keyed apart per capability.
-    let one: BridgeTool = t
-    let params: Record<string, unknown> = args
-    if (t.generic !== undefined) {
-      const cap = args.capability
-      if (typeof cap !== "string" || !t.generic.capabilities.includes(cap)) return errorResult([`✗ invalid_params: capability must be one of this service's ${t.kind} capabilities (see the instructions)`])
-      const p = args.params ?? {}
-      if (typeof p !== "object" || p === null || Array.isArray(p)) return errorResult(["✗ invalid_params: params must be an object"])
-      one = { ...t, name: cap, tool: `${t.tool}/${cap}` }
-      params = p as Record<string, unknown>
-    }
-    if (one.kind === "ask") return run(Effect.flatMap(denied(one, s), (check) => ("refused" in check ? Effect.succeed(check.refused) : Effect.map(s.client.ask(one.name, params), asResult))))
-    if (t.generic !== undefined) return run(intent(one, s, params, { goal: args.goal, preview: args.preview, proposal: args.proposal }))
-    const { goal, preview, proposal, ...own } = args
-    return run(intent(one, s, own, { goal, preview, proposal }))
-  })
-  return { server, skipped, tools: tools.map((t) => t.tool) }
+    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      const args = (req.params.arguments ?? {}) as Record<string, unknown>
+      const run = (eff: Effect.Effect<CallToolResult, unknown, RandomBytes>) =>
+        runPromise(eff.pipe(Effect.catchAll((e) => Effect.succeed(errorResult([`✗ ${typeof e === "object" && e !== null && "reason" in e ? String((e as { reason: unknown }).reason) : "error"}: ${e instanceof Error ? e.message : String((e as { message?: unknown })?.message ?? e)}`])))))
+      const name = req.params.name
+      if (name === "yea_consent") return run(saveConsent(String(args.token)))
+      if (name === "yea_undo" || name === "yea_expand") {
+        const s = serviceOf(String(args.service))
+        if (s === undefined) return errorResult(["✗ no such service"])
+        return run(Effect.map(name === "yea_undo" ? s.client.undo(String(args.receipt)) : s.client.expand(String(args.handle)), asResult))
+      }
+      const t = byName.get(name)
+      const s = t === undefined ? undefined : serviceOf(t.service)
+      if (t === undefined || s === undefined) return errorResult([`✗ no such tool ${oneLine(name)}`])
+      // A generic tool names its capability: from here on it runs as that capability's own tool
+      // would (SPEC-bridge: "A generic intent call runs the same steps"), keyed apart per capability.
+      let one: BridgeTool = t
+      let params: Record<string, unknown> = args
+      if (t.generic !== undefined) {
+        const cap = args.capability
+        if (typeof cap !== "string" || !t.generic.capabilities.includes(cap)) return errorResult([`✗ invalid_params: capability must be one of this service's ${t.kind} capabilities (see the instructions)`])
+        const p = args.params ?? {}
+        if (typeof p !== "object" || p === null || Array.isArray(p)) return errorResult(["✗ invalid_params: params must be an object"])
+        one = { ...t, name: cap, tool: `${t.tool}/${cap}` }
+        params = p as Record<string, unknown>
+      }
+      if (one.kind === "ask") return run(Effect.flatMap(denied(one, s), (check) => ("refused" in check ? Effect.succeed(check.refused) : Effect.map(s.client.ask(one.name, params), asResult))))
+      if (t.generic !== undefined) return run(intent(server, one, s, params, { goal: args.goal, preview: args.preview, proposal: args.proposal }))
+      const { goal, preview, proposal, ...own } = args
+      return run(intent(server, one, s, own, { goal, preview, proposal }))
+    })
+    return server
+  }
+  return { server: build(), newServer: build, skipped, tools: tools.map((t) => t.tool) }
 })
 
 /** Instructions characters for the generic services' capability lists (SPEC-bridge: as many full lines as fit, then names). */

@@ -2,10 +2,11 @@
 // the server's id, the pinned principal, where the policy comes from, the store and the
 // request-state codec live here, while a server factory may build a fresh `McpServer` per session
 // and register its jobs on it each time. SDK callbacks are Promise-based; each runs its Effect
-// through the runtime captured here, so the store, codec, randomness and Clock all come from Layers.
+// through a FiberSet runtime owned by the scope it is made in, so the store, codec, randomness and
+// Clock all come from Layers and no fiber outlives the server.
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Runtime, Schema } from "effect"
+import { Effect, FiberSet, Schema } from "effect"
 import { RandomBytes } from "../../kernel/services.js"
 import { isKey } from "../../yea/keys.js"
 import { ApprovalStore, RequestStateCodec, type Tightening } from "../../yea/approval/index.js"
@@ -65,8 +66,10 @@ export const makeApprovals = Effect.fn("yea.mcp.approvals")(function* (options: 
   if (options.transport === "http" && store.kind === "memory" && options.singleProcess !== true) {
     return yield* Effect.fail(new StartupRefused({ reason: "memory_store_http", message: "HTTP on a memory store needs singleProcess: true (or a shared store)" }))
   }
-  const runtime = yield* Effect.runtime<ApprovalServices>()
-  const run = <A, E>(effect: Effect.Effect<A, E, ApprovalServices>) => Runtime.runPromise(runtime)(effect)
+  // SDK callbacks run their Effects as fibers of a FiberSet owned by the caller's scope, so
+  // closing it (the server stopping) interrupts every call still in flight.
+  const runPromise = yield* FiberSet.makeRuntimePromise<ApprovalServices>()
+  const run = <A, E>(effect: Effect.Effect<A, E, ApprovalServices>) => runPromise(effect) as Promise<A>
   // A `deny` that can't be known refuses every job (SPEC-mcp-ts `tighten`).
   const tightening = Effect.map(options.policyFile ?? Effect.succeed(undefined), (file) => effectiveTightening(options.tighten, file))
   const sub = options.sub ?? (() => "")

@@ -90,13 +90,13 @@ const readBody = (req: IncomingMessage, max: number) =>
   })
 
 /** Serves a fresh server per session on 127.0.0.1; returns the URL. Closed with the scope. */
-export const serveHttp = Effect.fn("yea.mcp.http")(function* (options: HttpOptions, makeServer: () => McpServer) {
+export const serveHttp = Effect.fn("yea.mcp.http")(function* (options: HttpOptions, makeServer: () => Connectable) {
   if (options.token.length < 32) return yield* Effect.die(new Error("the HTTP token has at least 32 characters"))
   const max = options.maxBody ?? MAX_BODY
   const random = yield* RandomBytes
   const rt = yield* Effect.runtime<never>()
   const sessionId = () => Runtime.runSync(rt)(Effect.map(random.bytes(16), encodeBase64url))
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>()
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Connectable }>()
   const want = digest(`Bearer ${options.token}`)
   let port = 0
 
