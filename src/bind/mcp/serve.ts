@@ -10,7 +10,6 @@
 // SDK can send `elicitation/create` to the client during a call). The caller's `sub` is the
 // configured person's, carried in `authInfo.extra.sub`.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, FiberSet, Runtime } from "effect"
@@ -20,6 +19,7 @@ import type { AddressInfo } from "node:net"
 import { encodeBase64url } from "../../kernel/base64url.js"
 import { RandomBytes } from "../../kernel/services.js"
 import type { Extra } from "./context.js"
+import { BoundedStdioTransport } from "./stdio.js"
 
 /** What serving needs of a server: the SDK's `McpServer` and its low-level `Server` both have it. */
 export interface Connectable {
@@ -27,10 +27,10 @@ export interface Connectable {
   readonly close: () => Promise<void>
 }
 
-/** Serves one server on stdin/stdout until the client closes it. */
+/** Serves one server on stdin/stdout until the client closes it, on the bounded transport (stdio.ts). */
 export const serveStdio = (server: Connectable) =>
   Effect.acquireUseRelease(
-    Effect.sync(() => new StdioServerTransport()),
+    Effect.sync(() => new BoundedStdioTransport(process.stdin, process.stdout, { onDiscard: (why) => void process.stderr.write(`yea: ${why}; the session goes on\n`) })),
     (transport) =>
       Effect.async<void>((resume) => {
         transport.onclose = () => resume(Effect.void)
