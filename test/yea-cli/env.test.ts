@@ -85,3 +85,21 @@ describe("the OpenAPI document from a URL", () => {
       expect((yield* Effect.flip(read(join(tmpdir(), "no-such-spec.json")))).reason).toBe("mandate/unreadable")
     }))
 })
+
+describe("mandate yea whoami", () => {
+  it("shows the agent key, warns when the principal key is here, and says when there is no key", async () => {
+    const root = mkdtempSync(join(tmpdir(), "yea-whoami-"))
+    writeSeed(join(root, "a"), "agent.key", PRINCIPAL)
+    writeSeed(join(root, "a"), "principal.key", PRINCIPAL)
+    const both = await runCli(["yea", "whoami"], { env: clean({ HOME: root, YEA_HOME: join(root, "a") }) })
+    expect(both.status).toBe(0)
+    expect(both.stdout).toContain(`agent key:     ${principalKey}`)
+    expect(both.stdout).toContain("grants:        0 saved")
+    expect(both.stderr).toContain("warning: the principal key is readable here")
+    const none = await runCli(["yea", "whoami"], { env: clean({ HOME: root, YEA_HOME: join(root, "empty"), YEA_PRINCIPAL_HOME: join(root, "elsewhere") }) })
+    expect(none.status).toBe(0)
+    expect(none.stdout).toContain("agent key:     none (mandate/no_key)")
+    expect(none.stdout).toContain("principal key: not on this machine")
+    expect(none.stderr).toBe("")
+  })
+})
