@@ -63,6 +63,9 @@ export const tree: ReadonlyArray<Entry> = [
     subcommands: [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
       { name: "init", description: "Create the agent key ($MANDATE_HOME) and the principal key ($MANDATE_PRINCIPAL_HOME), mode 0600", load: () => import("./yea-keys.js").then((m) => m.yeaInitCommand) },
+      { name: "add", description: "Check a service with HELLO and add it to services.json (what `yea mcp` with no URL serves)", load: () => import("./yea-services.js").then((m) => m.yeaAddCommand) },
+      { name: "remove", description: "Remove a service (by URL or id) from services.json", load: () => import("./yea-services.js").then((m) => m.yeaRemoveCommand) },
+      { name: "services", description: "List the services in services.json", load: () => import("./yea-services.js").then((m) => m.yeaServicesCommand) },
       { name: "whoami", description: "Show this machine's agent key, whether the principal key is here, and the saved grants", load: () => import("./yea-whoami.js").then((m) => m.yeaWhoamiCommand) },
       { name: "grant", description: "Sign a grant (--svc --verbs --can --each --total --risk --exp --to) with the principal key", load: () => import("./yea-keys.js").then((m) => m.yeaGrantCommand) },
       { name: "delegate", description: "Narrow a grant this agent holds for another key (--to, added caveats)", load: () => import("./yea-keys.js").then((m) => m.yeaDelegateCommand) },

@@ -8,6 +8,7 @@ import { makeBridge } from "../bind/mcp/bridge.js"
 import { describeService } from "../bind/mcp/bridge-service.js"
 import { fileBridgeMemory } from "../bind/mcp/bridge-memory.js"
 import { yeaHome } from "./yea-home.js"
+import { readServices } from "./yea-services.js"
 import { join } from "node:path"
 import { connect } from "../bind/yea-connect/index.js"
 import { makeClient } from "../yea/client.js"
@@ -103,10 +104,12 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentSeed, grants
         const agent = yield* seedOf(o.agentSeed, "--agent-seed")
         const principal = Option.isSome(o.principalSeed) ? Signer.make(yield* seedOf(o.principalSeed.value, "--approve-here")) : undefined
         if (Option.isSome(o.budget) && o.budget.value < 1) return yield* Effect.fail(cliError("mandate/usage", "--budget is a positive number of tokens"))
-        if (o.urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL"))
+        // No URL: the services saved with `mandate yea add` (docs/cli.md "Bridges").
+        const urls = o.urls.length > 0 ? o.urls : (yield* readServices(yield* yeaHome)).map((e) => e.url)
+        if (urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL, or add one with `mandate yea add URL`"))
         const token = Option.getOrElse(yield* Effect.orElseSucceed(Config.option(Config.string("YEA_HTTP_TOKEN")), () => Option.none<string>()), () => "")
         if (o.http && token.length < 32) return yield* Effect.fail(cliError("mandate/usage", "--http needs YEA_HTTP_TOKEN (32 characters or more)"))
-        const described = yield* Effect.forEach(o.urls, (url) =>
+        const described = yield* Effect.forEach(urls, (url) =>
           Effect.gen(function* () {
             const conn = yield* connect(url)
             const client = yield* makeClient(conn, { grants: o.grants, agentName: "mandate-bridge", ...(Option.isSome(o.budget) ? { budget: o.budget.value } : {}) })
