@@ -26,12 +26,12 @@ export const stateLayer = (sqlite?: string): Layer.Layer<StateContext, StoreErro
   return Layer.merge(stores, RandomBytes.live)
 }
 
-export type Transport = { readonly _tag: "tcp"; readonly port: number; readonly host?: string } | { readonly _tag: "http"; readonly port: number; readonly host?: string } | { readonly _tag: "stdio" }
+export type Transport = { readonly _tag: "tcp"; readonly port: number; readonly host?: string; readonly tls?: { readonly key: Uint8Array; readonly cert: Uint8Array } } | { readonly _tag: "http"; readonly port: number; readonly host?: string } | { readonly _tag: "stdio" }
 
 /** Serves `runtime` on `transport` until the scope closes (stdio: until stdin ends). Returns its URL. */
 export const serveOn = (runtime: YeaServiceRuntime, transport: Transport): Effect.Effect<string, YeaError, Scope.Scope> => {
   switch (transport._tag) {
-    case "tcp": return Effect.map(serveTcp(runtime, { port: transport.port, host: transport.host }), (l) => l.url)
+    case "tcp": return Effect.map(serveTcp(runtime, { port: transport.port, host: transport.host, ...(transport.tls === undefined ? {} : { tls: { key: Buffer.from(transport.tls.key), cert: Buffer.from(transport.tls.cert) } }) }), (l) => l.url)
     case "http": return Effect.map(serveHttpBridge(runtime, { port: transport.port, host: transport.host }), (l) => l.url)
     case "stdio": return Effect.as(serveStdio(runtime), "stdio:")
   }
