@@ -68,6 +68,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "services", description: "List the services in services.json", load: () => import("./yea-services.js").then((m) => m.yeaServicesCommand) },
       { name: "whoami", description: "Show this machine's agent key, whether the principal key is here, and the saved grants", load: () => import("./yea-whoami.js").then((m) => m.yeaWhoamiCommand) },
       { name: "grant", description: "Sign a grant (--svc --verbs --can --each --total --risk --exp --to) with the principal key", load: () => import("./yea-keys.js").then((m) => m.yeaGrantCommand) },
+      { name: "grant-import", description: "Save a grant issued to this machine's agent key on another device", load: () => import("./yea-keys.js").then((m) => m.yeaGrantImportCommand) },
       { name: "delegate", description: "Narrow a grant this agent holds for another key (--to, added caveats)", load: () => import("./yea-keys.js").then((m) => m.yeaDelegateCommand) },
       { name: "inspect", description: "Decode a pg1. grant, a pc1. consent code or a frame; Lens or --json", load: () => import("./yea-inspect.js").then((m) => m.yeaInspectCommand) },
       { name: "approve", description: "Review a pc1. consent code and sign a one-time consent (interactive terminal only)", load: () => import("./yea-approve.js").then((m) => m.yeaApproveCommand) },

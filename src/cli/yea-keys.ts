@@ -7,10 +7,10 @@
 // saves it for `do` when this machine's agent holds it. `delegate` narrows a grant the agent holds
 // for another key: the new block can only add caveats (§6.3, every block must hold).
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Either, Layer, Option } from "effect"
 import { unixSeconds } from "../kernel/clock.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
-import { delegateGrant, issueRootGrant } from "../yea/grant.js"
+import { decodeGrant, delegateGrant, issueRootGrant, verifyChain } from "../yea/grant.js"
 import { isKey } from "../yea/keys.js"
 import type { YeaError } from "../yea/reason.js"
 import { caveatOptions, caveatsOf } from "./yea-caveats.js"
@@ -79,6 +79,29 @@ export const yeaDelegateCommand = Command.make("delegate", { token, ...caveatOpt
       const agent = yield* readKey(agentKeyPath((yield* yeaHome)))
       const out = yield* Effect.mapError(delegateGrant(o.token.trim(), { sub: o.to, caveats, iat: now }), fromYea).pipe(Effect.provide(signerOf(agent)))
       yield* Console.log(out)
+    })
+  )
+)
+
+const imported = Args.text({ name: "TOKEN" }).pipe(Args.withDescription("a pg1. grant issued to this machine's agent key on another device"))
+
+/**
+ * `mandate yea grant-import <pg1.token>` (docs/cli.md; security.md "Rule one"): saves a grant
+ * issued elsewhere, so the principal key never touches the agent's machine. Only a grant whose
+ * signatures verify and whose holder is this machine's agent key is saved.
+ */
+export const yeaGrantImportCommand = Command.make("grant-import", { token: imported }, (o) =>
+  runCommand(
+    Effect.gen(function* () {
+      const h = yield* yeaHome
+      const agent = yield* readPublicKey(agentKeyPath(h))
+      const token = o.token.trim()
+      const grant = decodeGrant(token)
+      if (Either.isLeft(grant)) return yield* Effect.fail(cliError(grant.left.reason, grant.left.message, "TOKEN"))
+      const checked = verifyChain(grant.right, { trusted: [grant.right.principal], proofKey: grant.right.holder })
+      if (Either.isLeft(checked)) return yield* Effect.fail(cliError(checked.left.reason, checked.left.message, "TOKEN"))
+      if (grant.right.holder !== agent) return yield* Effect.fail(cliError("mandate/not_for_this_agent", `the grant is for ${grant.right.holder}, not this machine's agent key ${agent}`, "TOKEN"))
+      yield* Console.log(`saved a grant from ${grant.right.principal} to ${yield* saveGrant(h, token)}`)
     })
   )
 )

@@ -5,8 +5,8 @@
 import { NodeContext } from "@effect/platform-node"
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect } from "effect"
-import { existsSync, mkdtempSync } from "node:fs"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -14,7 +14,9 @@ import { join } from "node:path"
 import { trustOf } from "../../src/cli/yea-local.js"
 import { MAX_SPEC, readSpec } from "../../src/cli/yea-openapi-source.js"
 import { runCli } from "../support/cli.js"
-import { PRINCIPAL, agentKey, principalKey } from "../yea/_helpers.js"
+import { AGENT, PRINCIPAL, agentKey, principalKey } from "../yea/_helpers.js"
+import { issueRootGrant } from "../../src/yea/grant.js"
+import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { writeSeed } from "./run.js"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
@@ -101,5 +103,23 @@ describe("mandate yea whoami", () => {
     expect(none.stdout).toContain("agent key:     none (mandate/no_key)")
     expect(none.stdout).toContain("principal key: not on this machine")
     expect(none.stderr).toBe("")
+  })
+})
+
+describe("mandate yea grant-import", () => {
+  it("saves a grant issued to this agent elsewhere; refuses one for another key and a tampered one, by reason", async () => {
+    const root = mkdtempSync(join(tmpdir(), "yea-import-"))
+    const env = clean({ HOME: root, MANDATE_HOME: join(root, "agent"), MANDATE_PRINCIPAL_HOME: join(root, "elsewhere") })
+    writeSeed(join(root, "agent"), "agent.key", AGENT)
+    const mine = await Effect.runPromise(issueRootGrant({ sub: agentKey, caveats: [{ svc: ["shop.example"] }] }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(PRINCIPAL), RandomBytes.live))))
+    const theirs = await Effect.runPromise(issueRootGrant({ sub: principalKey, caveats: [] }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(PRINCIPAL), RandomBytes.live))))
+    const ok = await runCli(["yea", "grant-import", mine], { env })
+    expect(ok.status).toBe(0)
+    expect(JSON.parse(readFileSync(join(root, "agent", "grants.json"), "utf8"))).toEqual([mine])
+    const other = await runCli(["yea", "grant-import", theirs], { env })
+    expect(other.stderr).toMatch(/^error: mandate\/not_for_this_agent at TOKEN/m)
+    const tampered = await runCli(["yea", "grant-import", mine.slice(0, -3) + (mine.endsWith("AAA") ? "BBB" : "AAA")], { env })
+    expect(tampered.status).toBe(1)
+    expect(JSON.parse(readFileSync(join(root, "agent", "grants.json"), "utf8"))).toEqual([mine])
   })
 })
