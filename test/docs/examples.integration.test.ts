@@ -52,6 +52,12 @@ describe("docs/library.md", () => {
   })
 })
 
+describe("docs/yea-mcp.md", () => {
+  it("shows the whole job server as it is shipped (src/examples/refund-jobs.ts, which the page's shell blocks run)", () => {
+    expect(example("docs/yea-mcp.md", "## A whole job server")).toBe(readFileSync(join(repoRoot, "src/examples/refund-jobs.ts"), "utf8"))
+  })
+})
+
 describe("docs/yea.md", () => {
   it("builds a service, connects an agent over yea:// and prints the receipt's Lens", () => {
     const r = runTs("yea.ts", example("docs/yea.md", "## Build a service, connect an agent"))
