@@ -90,7 +90,7 @@ const didOf = (text: string): string => {
 describe("from the installed package, with no loader and no dev dependency", () => {
   it("ships the example handlers and the console page as JavaScript, and the docs", (ctx) => {
     const pkg = join(consumer(() => ctx.skip()), "node_modules", "mandate")
-    for (const f of ["dist/examples/payment.js", "dist/examples/booking.js", "dist/examples/orders-api.js", "dist/examples/ledger-budget.mjs", "dist/console/web/app.js", "docs/index.md"]) {
+    for (const f of ["dist/examples/payment.js", "dist/examples/booking.js", "dist/examples/orders-api.js", "dist/examples/refund-jobs.js", "dist/examples/ledger-budget.mjs", "dist/console/web/app.js", "docs/index.md"]) {
       expect(existsSync(join(pkg, f)), f).toBe(true)
     }
     // What would make any of this pass by accident: a loader or the bundler installed.
