@@ -40,7 +40,7 @@ export const describeFailure = (e: { readonly reason: string; readonly path?: st
  * Never a stack trace. */
 export const runCommand = <R>(self: Effect.Effect<void, CliError | WritError, R>): Effect.Effect<void, never, R> =>
   Effect.gen(function*() {
-    const command = Option.getOrElse(yield* Effect.serviceOption(CommandPath), () => "mandate")
+    const command = yield* CommandPath
     const fail = (reason: string, path: string | undefined, message: string) =>
       Effect.zipRight(
         Console.error(`error: ${describeFailure({ reason, path: path === undefined || path === "" ? command : path, message })}`),
