@@ -14,18 +14,42 @@ import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { isJsonObject, type Json, type JsonObject, parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
-import type { WritError } from "../writ/reason.js"
+import type { ServeCode } from "../app/codes.js"
+import type { WritError, WritReason } from "../writ/reason.js"
+import type { YeaReason } from "../yea/reason.js"
+import type { ConsentInvalid } from "../yea/approval/reason.js"
+import type { ApprovalReason } from "../writ/approval.js"
+import type { JwsReason } from "../writ/jws.js"
+import type { LedgerReason } from "../ledger/reason.js"
+import type { ConsoleReason } from "../console/reason.js"
 import { CommandPath } from "./where.js"
 import { exitFailed } from "./io.js"
 
 /** A command's failure: a reason code (section 11, or `mandate/...`), where, and why. */
+/**
+ * What a command fails with: an application code or a server's (app/codes.ts), or the code of the
+ * check that refused, as its own union defines it: Writ (section 11, JWS envelopes, approvals),
+ * YEA (§7, plain or namespaced `yea/` where a bridge reports it, and consent codes), the decision
+ * ledger and the console.
+ */
+export type CliReason =
+  | ServeCode
+  | WritReason
+  | JwsReason
+  | ApprovalReason
+  | YeaReason
+  | `yea/${YeaReason}`
+  | ConsentInvalid["code"]
+  | LedgerReason
+  | ConsoleReason
+
 export class CliError extends Data.TaggedError("CliError")<{
-  readonly reason: string
+  readonly reason: CliReason
   readonly path?: string
   readonly message: string
 }> {}
 
-export const cliError = (reason: string, message: string, path?: string): CliError =>
+export const cliError = (reason: CliReason, message: string, path?: string): CliError =>
   path === undefined ? new CliError({ reason, message }) : new CliError({ reason, path, message })
 
 /** A Writ check's failure as the command's failure (same reason, same path). */
@@ -40,7 +64,7 @@ export const describeFailure = (e: { readonly reason: string; readonly path?: st
  * Never a stack trace. */
 export const runCommand = <R>(self: Effect.Effect<void, CliError | WritError, R>): Effect.Effect<void, never, R> =>
   Effect.gen(function*() {
-    const command = Option.getOrElse(yield* Effect.serviceOption(CommandPath), () => "mandate")
+    const command = yield* CommandPath
     const fail = (reason: string, path: string | undefined, message: string) =>
       Effect.zipRight(
         Console.error(`error: ${describeFailure({ reason, path: path === undefined || path === "" ? command : path, message })}`),

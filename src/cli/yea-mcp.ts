@@ -3,7 +3,7 @@
 // shared with `mandate yea approve`. The start-up line goes to stderr (stdout is the stdio transport).
 import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
-import { Console, Effect, Layer, Option } from "effect"
+import { Config, ConfigError, Console, Effect, Layer, Option, Redacted } from "effect"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeBridge } from "../bind/mcp/bridge.js"
 import { connect } from "../bind/yea-connect/index.js"
@@ -26,6 +26,28 @@ const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pi
 const http = Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 (token from YEA_HTTP_TOKEN, person from YEA_SUB)"))
 const port = Options.integer("port").pipe(Options.withDefault(0))
 
+/** The HTTP token: 32 characters or more (guessing it must be out of reach), never printed. */
+export const MIN_HTTP_TOKEN = 32
+
+/**
+ * The HTTP transport's credentials, read through Config (the run's environment): the bearer
+ * token as a Redacted value, so it never reaches a log line or an error message, and the person
+ * it stands for. A missing variable is `mandate/usage`; a token that is too short is
+ * `mandate/bad_token`, a typed failure of the command rather than a defect of the server.
+ */
+export const httpCredentials = Effect.gen(function*() {
+  const token = yield* Config.redacted("YEA_HTTP_TOKEN").pipe(
+    Effect.mapError(() => cliError("mandate/usage", `HTTP needs YEA_HTTP_TOKEN (${MIN_HTTP_TOKEN} characters or more) and YEA_SUB`))
+  )
+  if (Redacted.value(token).length < MIN_HTTP_TOKEN) {
+    return yield* Effect.fail(cliError("mandate/bad_token", `YEA_HTTP_TOKEN has ${Redacted.value(token).length} characters; it needs ${MIN_HTTP_TOKEN} or more`))
+  }
+  const sub = yield* Config.nonEmptyString("YEA_SUB").pipe(
+    Effect.mapError((e: ConfigError.ConfigError) => cliError("mandate/usage", `HTTP needs YEA_SUB, the person the token stands for (${ConfigError.isMissingData(e) ? "missing" : "empty"})`))
+  )
+  return { token, sub }
+})
+
 export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, principal, policy, seed, deny, oob, http, port }, (o) =>
   runCommand(
     Effect.scoped(
@@ -39,9 +61,7 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
           onSome: (p) => (p.startsWith("pg1.") ? Effect.succeed(p) : Effect.map(Effect.orElseSucceed(fs.readFileString(p), () => ""), (t) => (t.trim() === "" ? null : t.trim())))
         })
         const tighten: Tightening = { deny: o.deny, outOfBand: o.oob }
-        const token = process.env.YEA_HTTP_TOKEN ?? ""
-        const person = process.env.YEA_SUB ?? ""
-        if (o.http && (token.length < 32 || person === "")) return yield* Effect.fail(cliError("mandate/usage", "HTTP needs YEA_HTTP_TOKEN (32 characters or more) and YEA_SUB"))
+        const credentials = o.http ? Option.some(yield* httpCredentials) : Option.none()
         const store = Option.match(o.sqlite, {
           onNone: () => memoryApprovalStore,
           onSome: (file) => approvalLayer.pipe(Layer.provide(SqliteStore.layer(file)))
@@ -60,8 +80,9 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
           })
           yield* Console.error(`yea: service id ${serviceId} (name billing)`)
           const book = newBook()
-          if (!o.http) return yield* serveStdio(billingServer(ctx, book))
-          const { url } = yield* serveHttp({ port: o.port, token, sub: person }, () => billingServer(ctx, book))
+          if (Option.isNone(credentials)) return yield* serveStdio(billingServer(ctx, book))
+          const { token, sub } = credentials.value
+          const { url } = yield* serveHttp({ port: o.port, token: Redacted.value(token), sub }, () => billingServer(ctx, book))
           yield* Console.error(`serving MCP at ${url}`)
           yield* Effect.never
         }).pipe(

@@ -2,22 +2,20 @@
 // executor's unsigned answer at section 7 steps 1 and 2), and the binding's own, which are the
 // names docs/bindings.md gives the same failures on MCP.
 import { Schema } from "effect"
+import { ImplementationCode, MissingCall, MissingTally, ResultMismatch } from "../../writ/binding-reason.js"
 import { WritReason } from "../../writ/reason.js"
 
 export const A2aReason = Schema.Union(
   WritReason,
-  Schema.Literal(
-    /** A message carries no Writ call in either form. */
-    "missing_call",
-    /** A `CancelTask` carries no revoke. */
-    "missing_revoke",
-    /** A task carries no tally (its work does not count as done). */
-    "missing_tally",
-    /** The task and its tally disagree: the state, the status metadata, or the result body. */
-    "result_mismatch"
-  ),
-  /** An implementation code of the executor (section 11, last paragraph). */
-  Schema.TemplateLiteral("mandate/", Schema.String)
+  /** A message carries no Writ call in either form. */
+  MissingCall,
+  /** A task carries no tally (its work does not count as done). */
+  MissingTally,
+  /** The task and its tally disagree: the state, the status metadata, or the result body. */
+  ResultMismatch,
+  /** A `CancelTask` carries no revoke. */
+  Schema.Literal("missing_revoke"),
+  ImplementationCode
 )
 export type A2aReason = typeof A2aReason.Type
 
