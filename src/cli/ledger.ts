@@ -154,7 +154,7 @@ const events = Effect.gen(function*() {
   return readLedger(s.lines)
 })
 
-const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Options.boolean("json") }, (o) =>
+const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Options.boolean("json").pipe(Options.withDescription("print the groups as JSON instead of a table and a summary")) }, (o) =>
   run(Effect.flatMap(existing(o.where), (location) => Effect.gen(function*() {
     const s = yield* stats(Stream.unwrap(events))
     if (o.json) return yield* Console.log(JSON.stringify(s))
@@ -168,7 +168,10 @@ const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Op
 
 const exportCommand = Command.make("export", {
   where, ledger: ledgerName,
-  mode: Options.choice("mode", ["local_full", "safe_telemetry", "aggregate_export"]).pipe(Options.withDefault("local_full" as const)),
+  mode: Options.choice("mode", ["local_full", "safe_telemetry", "aggregate_export"]).pipe(
+    Options.withDefault("local_full" as const),
+    Options.withDescription("what to export: the lines as recorded (local_full or safe_telemetry, the ledger's own mode) or aggregate_export (counts per group only)")
+  ),
   minGroup: Options.integer("min-group").pipe(Options.withDefault(5), Options.withDescription("aggregate_export: smallest group shown (default 5)"))
 }, (o) => run(Effect.flatMap(existing(o.where), (location) => Effect.gen(function*() {
   const store = yield* LedgerStore

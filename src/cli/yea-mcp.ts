@@ -22,9 +22,12 @@ const principal = Options.text("principal").pipe(Options.optional, Options.withD
 const policy = Options.text("policy").pipe(Options.optional, Options.withDescription("the signed policy: a pg1. token, or a file holding one (re-read on every call)"))
 const seed = Options.text("server-seed").pipe(Options.withDescription("the server key's 32-byte seed, base64url"))
 const deny = Options.text("deny").pipe(Options.repeated, Options.withDescription("a tool that never runs (repeatable)"))
-const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pipe(Options.withDefault("high" as const))
+const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pipe(
+  Options.withDefault("high" as const),
+  Options.withDescription("the lowest risk whose approval must come out of band (a consent code), never from a form in the client")
+)
 const http = Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 (token from YEA_HTTP_TOKEN, person from YEA_SUB)"))
-const port = Options.integer("port").pipe(Options.withDefault(0))
+const port = Options.integer("port").pipe(Options.withDefault(0), Options.withDescription("with --http: the port on 127.0.0.1 (0: any free port)"))
 
 export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, principal, policy, seed, deny, oob, http, port }, (o) =>
   runCommand(
@@ -77,7 +80,7 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, princi
 )
 
 // `mandate yea mcp URL...`: the bridge (SPEC-bridge) on stdio.
-const urls = Args.text({ name: "URL" }).pipe(Args.repeated)
+const urls = Args.text({ name: "URL" }).pipe(Args.withDescription("A YEA service to serve to the MCP client (yea://, yeas://, http(s):// or stdio:); at least one"), Args.repeated)
 const agentSeed = Options.text("agent-seed").pipe(Options.withDescription("the agent key's 32-byte seed, base64url (proofs are signed with it)"))
 const grants = Options.text("grant").pipe(Options.repeated, Options.withDescription("a grant (pg1.) the agent presents (repeatable)"))
 const principalSeed = Options.text("approve-here").pipe(Options.optional, Options.withDescription("the principal's seed on this machine: approve by typing the phrase in the client"))

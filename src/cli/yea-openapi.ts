@@ -10,13 +10,13 @@ import { fromOpenAPI } from "../yea/openapi/index.js"
 import { makeService } from "../yea/service/runtime.js"
 import { cliError, runCommand } from "./writ-io.js"
 
-const spec = Args.file({ name: "SPEC.json", exists: "yes" })
+const spec = Args.file({ name: "SPEC.json", exists: "yes" }).pipe(Args.withDescription("The OpenAPI document (JSON) describing the REST API"))
 const base = Options.text("base").pipe(Options.optional, Options.withDescription("the API's base URL (default: the spec's first server)"))
 const id = Options.text("id").pipe(Options.optional, Options.withDescription("the service id (default: the base URL's host)"))
 const prefix = Options.text("prefix").pipe(Options.optional, Options.withDescription("the capability prefix (default: a slug of the API's title)"))
 const header = Options.text("header").pipe(Options.repeated, Options.withDescription("K: V sent on every upstream call, never shown to the model (repeatable)"))
 const trust = Options.text("trust").pipe(Options.repeated, Options.withDescription("a principal whose grants are accepted (repeatable)"))
-const port = Options.integer("port").pipe(Options.withDefault(7447))
+const port = Options.integer("port").pipe(Options.withDefault(7447), Options.withDescription("The TCP or HTTP port to serve on (0: any free port)"))
 const http = Options.boolean("http").pipe(Options.withDescription("serve the HTTP bridge instead of yea://"))
 // Proposals and commit claims outlive the process in this file, so a commit cut off by a kill is
 // known at restart and never sent upstream again.
