@@ -107,11 +107,13 @@ const usageWords = (m: CommandModel): Array<string> => [
   ...m.args.map((a) => `${a.optional ? `[${a.name}]` : a.name}${a.repeated ? "..." : ""}`)
 ]
 
+/** What the usage line's brackets say, in words, unless the description says it already. */
 const optionNotes = (o: OptionDoc): string => {
+  const says = (w: RegExp) => w.test(o.description)
   const notes = [
-    ...(o.value !== undefined && o.optional && !o.repeated ? ["optional"] : []),
-    ...(o.repeated ? ["repeatable"] : []),
-    ...(o.fallback !== undefined ? [`default: ${o.fallback}`] : [])
+    ...(o.value !== undefined && o.optional && !o.repeated && !says(/\boptional\b/i) ? ["optional"] : []),
+    ...(o.repeated && !says(/\brepeat/i) ? ["repeatable"] : []),
+    ...(o.fallback !== undefined && !says(/\bdefault\b/i) ? [`default: ${o.fallback}`] : [])
   ]
   return notes.length === 0 ? "" : ` (${notes.join("; ")})`
 }
