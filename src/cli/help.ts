@@ -29,8 +29,9 @@ export interface Selected {
   /** `["writ", "files", "run"]`: every command word, nested subcommands included. */
   readonly path: ReadonlyArray<string>
   readonly model: CommandModel
-  /** The group (or the root) the path ends at, when it does not reach a command. */
-  readonly group: ReadonlyArray<Entry> | undefined
+  /** The commands to choose from when the path ends before a command that runs: at the root, a
+   * group, or a command that only holds subcommands (`writ files`). */
+  readonly group: ReadonlyArray<{ readonly name: string }> | undefined
   /** The option models of every command on the path (a nested command also takes its parent's). */
   readonly options: ReadonlyArray<OptionDoc>
 }
@@ -68,7 +69,9 @@ export const select = async (args: ReadonlyArray<string>): Promise<Selected> => 
       m = child
       options.push(...child.options)
     }
-    return { path, model: m, group: undefined, options }
+    // A command that only holds subcommands needs one of them, as a group does.
+    const holder = m.subcommands.length > 0 && m.options.length === 0 && m.args.length === 0
+    return { path, model: m, group: holder ? m.subcommands : undefined, options }
   }
   return { path, model, group: level, options: [] }
 }
@@ -169,9 +172,9 @@ export const unknownCommand = (args: ReadonlyArray<string>, s: Selected): string
   if (s.group === undefined) return undefined
   const word = commandWords(args)[s.path.length]
   if (word === undefined) return undefined
-  const whose = s.path.length === 0 ? "mandate's" : `${s.path.join(" ")}'s`
+  const whose = ["mandate", ...s.path].join(" ")
   const near = nearest(word, s.group.map((e) => e.name))
-  return `unknown command '${word}'${near === undefined ? "" : ` (did you mean '${near}'?)`}; ${whose} commands are: ${s.group.map((e) => e.name).join(", ")}`
+  return `unknown command '${word}'${near === undefined ? "" : ` (did you mean '${near}'?)`}; the commands of ${whose} are: ${s.group.map((e) => e.name).join(", ")}`
 }
 
 /** `--bogus`: the first option word no command on the path declares, if any. A word after an

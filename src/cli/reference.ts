@@ -62,20 +62,25 @@ types the answer.
 const section = (path: ReadonlyArray<string>, help: string): string =>
   `\n### mandate${path.length === 0 ? "" : ` ${path.join(" ")}`}\n\n\`\`\`text\n${help}\`\`\`\n`
 
-const pathsOf = (entries: ReadonlyArray<Entry>, prefix: ReadonlyArray<string>): Array<ReadonlyArray<string>> =>
-  entries.flatMap((e) => {
-    const p = [...prefix, e.name]
-    return isGroup(e) ? [p, ...pathsOf(e.subcommands, p)] : [p]
+interface Listed {
+  readonly path: ReadonlyArray<string>
+  readonly group: boolean
+}
+
+const pathsOf = (entries: ReadonlyArray<Entry>, prefix: ReadonlyArray<string>): Array<Listed> =>
+  entries.flatMap((e): Array<Listed> => {
+    const path = [...prefix, e.name]
+    return isGroup(e) ? [{ path, group: true }, ...pathsOf(e.subcommands, path)] : [{ path, group: false }]
   })
 
 /** The whole page, as `npm run docs:cli` writes it. */
 export const cliReference = async (): Promise<string> => {
   const parts = [INTRO]
-  for (const path of [[], ...pathsOf(tree, [])]) {
+  for (const { path, group } of [{ path: [], group: true }, ...pathsOf(tree, [])]) {
     const s = await select(path)
     parts.push(section(s.path, renderHelp(s.path, s.model, false)))
     // A command's own subcommands (`writ files run`), right after it.
-    for (const sub of s.group === undefined ? s.model.subcommands : []) {
+    for (const sub of group ? [] : s.model.subcommands) {
       const n = await select([...path, sub.name])
       parts.push(section(n.path, renderHelp(n.path, n.model, false)))
     }

@@ -110,12 +110,21 @@ describe("usage errors name what was wrong", () => {
   ])("an unknown `mandate %s` command lists that group's commands", async (group, one) => {
     const r = await runCli([group, "bogus", "--x"])
     expect(r.status).toBe(1)
-    expect(r.stderr).toMatch(new RegExp(`^error: mandate/usage at mandate ${group}: unknown command 'bogus'; ${group}'s commands are: .*\\b${one}\\b`))
+    expect(r.stderr).toMatch(new RegExp(`^error: mandate/usage at mandate ${group}: unknown command 'bogus'; the commands of mandate ${group} are: .*\\b${one}\\b`))
     expect(r.stderr).not.toContain("keygen")
+  })
+
+  it("a command that only holds subcommands answers as a group does", async () => {
+    const help = await runCli(["writ", "files"])
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain("mandate writ files <command>")
+    const r = await runCli(["writ", "jws", "wrp", "x.json"])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toBe("error: mandate/usage at mandate writ jws: unknown command 'wrp' (did you mean 'wrap'?); the commands of mandate writ jws are: wrap, unwrap\n")
   })
 
   it("an unknown top-level command lists mandate's commands, with the nearest one", async () => {
     const r = await runCli(["leger", "stats"])
-    expect(r.stderr).toMatch(/^error: mandate\/usage at mandate: unknown command 'leger' \(did you mean 'ledger'\?\); mandate's commands are: keygen, writ, yea, ledger, /)
+    expect(r.stderr).toMatch(/^error: mandate\/usage at mandate: unknown command 'leger' \(did you mean 'ledger'\?\); the commands of mandate are: keygen, writ, yea, ledger, /)
   })
 })

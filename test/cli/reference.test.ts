@@ -21,6 +21,8 @@ describe("docs/cli.md", () => {
         expect(page).toContain(`\n### mandate ${path.join(" ")}\n\n\`\`\`text\nmandate ${path.join(" ")}`)
       }
     }
+    // And the commands inside a command (`writ files run`).
+    for (const nested of ["writ files run", "writ files check", "writ jws wrap", "writ jws unwrap"]) expect(page).toContain(`\n### mandate ${nested}\n`)
     expect(page).not.toContain("A user-defined piece of text")
   })
 })
