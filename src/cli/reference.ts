@@ -49,6 +49,7 @@ seed on its command line, where every user of the machine can read it:
 | The agent's key of the YEA bridge (\`yea mcp\`) | \`--agent-key FILE\` (default: \`$MANDATE_HOME/agent.key\`) |
 | The example MCP server's key (\`yea mcp-example\`) | \`--server-key FILE\` |
 | The principal's key, to approve in the client (\`yea mcp\`) | \`--approve-here FILE\` |
+| The upstream API's credentials (\`yea openapi\`), one \`Name: value\` header a line | \`--header-file FILE\` (mode 0600 too) |
 
 \`--agent-seed\` and \`--server-seed\` (a base64url seed) are still read, with a deprecation warning on
 stderr; move to the key files above. \`--approve-here\` prints a warning when it starts: with it, a

@@ -99,3 +99,25 @@ describe("key files on the command line", () => {
     expect(seen).toBe(2)
   })
 })
+
+describe("upstream credentials in a header file (yea openapi --header-file)", () => {
+  const spec = join(root, "spec.json")
+  writeFileSync(spec, JSON.stringify({ openapi: "3.0.0", info: { title: "t", version: "1" }, paths: {} }))
+  const headers = (name: string, text: string, mode = 0o600): string => {
+    const path = join(root, name)
+    writeFileSync(path, text, { mode })
+    return path
+  }
+
+  it("refuses a header file others can read, and a line that is not a header, naming the file and line", async () => {
+    const open = headers("open.headers", "Authorization: Bearer t\n", 0o644)
+    const a = await run(["yea", "openapi", spec, "--header-file", open])
+    expect(a.status).toBe(1)
+    expect(a.stderr).toMatch(new RegExp(`^error: mandate/key_permissions at ${open}: header file mode 644 lets others read it; chmod 600\n$`))
+    const bad = headers("bad.headers", "# token\n\nAuthorization: Bearer t\nnot a header\n")
+    const b = await run(["yea", "openapi", spec, "--header-file", bad])
+    expect(b.stderr).toBe(`error: mandate/usage at ${bad} line 4: not a \`Name: value\` header\n`)
+    const missing = await run(["yea", "openapi", spec, "--header-file", join(root, "none.headers")])
+    expect(missing.stderr).toMatch(/^error: mandate\/unreadable at .*none\.headers: ENOENT/)
+  })
+})
