@@ -79,6 +79,9 @@ describe("mandate --help, over the whole command tree", () => {
     expect(r.stdout).toContain("mandate ledger <command>")
     expect(r.stdout).toContain("  recover")
     expect((await runCli(["--version"])).stdout).toBe("mandate 0.1.0\n")
+    const root = await runCli([])
+    expect(root.status).toBe(0)
+    expect(root.stdout).toContain("\nUsage\n  mandate <command>\n")
   })
 })
 
