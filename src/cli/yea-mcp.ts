@@ -94,10 +94,11 @@ const approveHere = Options.file("approve-here").pipe(
   Options.withDescription("the principal's key file on this machine: a phrase typed into the client's form approves, and the bridge signs the consent (a client that fills forms by itself then approves by itself)")
 )
 
-/** Said on stderr whenever --approve-here is on (SPEC-bridge: the approval is only as good as the
- * person behind the form). */
+/** Said on stderr whenever --approve-here is on: signing inside the client is the path the
+ * bridge's design warns about (SPEC-bridge, design decision 4: clients that fill forms or hand
+ * them to a model, the phrase shown in the form, a principal key within an agent's reach). */
 export const APPROVE_HERE_WARNING =
-  "yea mcp: warning: --approve-here signs a consent with the principal's key whenever the phrase is typed into the client's form; a client that fills forms automatically (or lets its model answer them) approves by itself. Use it only with a client in which a person types the answer."
+  "yea mcp: warning: --approve-here signs a consent with the principal's key whenever the phrase is typed into the client's form; a client that fills forms automatically (or lets its model answer them) approves by itself, and the phrase is shown in the form. Use it only with a client in which a person types the answer, and keep in mind that an agent with a shell on this machine can reach this key file."
 
 export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentKey, agentSeed, grants, deny, approveHere }, (o) =>
   runCommand(
