@@ -81,10 +81,12 @@ export const select = async (args: ReadonlyArray<string>): Promise<Selected> => 
 
 const WIDTH = 100
 
-const wrap = (text: string, indent: string, first = indent): Array<string> => {
+/** `words` laid out in lines of at most WIDTH columns (a longer word alone on its line); a word
+ * (`[--window NAME=LO,HI]...`) is never split. */
+const wrapWords = (words: ReadonlyArray<string>, indent: string, first = indent): Array<string> => {
   const lines: Array<string> = []
   let line = first
-  for (const word of text.split(" ")) {
+  for (const word of words) {
     if (line.trim() !== "" && line.length + 1 + word.length > WIDTH) {
       lines.push(line)
       line = indent + word
@@ -95,6 +97,8 @@ const wrap = (text: string, indent: string, first = indent): Array<string> => {
   if (line.trim() !== "") lines.push(line)
   return lines
 }
+
+const wrap = (text: string, indent: string, first = indent): Array<string> => wrapWords(text.split(" "), indent, first)
 
 const optionWords = (o: OptionDoc): string => `${o.names[0]}${o.value === undefined ? "" : ` ${o.value}`}`
 
@@ -128,7 +132,7 @@ export const renderHelp = (path: ReadonlyArray<string>, m: CommandModel, colour:
   const out: Array<string> = []
   out.push(...wrap(m.description === "" ? whole : `${whole}: ${m.description}`, "  ", ""))
   out.push("", heading("Usage"))
-  out.push(...wrap(usageWords(m).join(" "), "      ", `  ${whole}`))
+  out.push(...wrapWords(usageWords(m), "      ", `  ${whole}`))
   if (m.args.length > 0) {
     out.push("", heading("Arguments"))
     for (const a of m.args) {
