@@ -17,6 +17,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { identity } from "../../src/writ/sign.js"
 import { runMandate, spawnMandate } from "../support/cli.js"
+import { sharedDemo } from "../support/demo-run.js"
 import { repoRoot } from "../support/shared.js"
 import { chromiumPresent, launch } from "./browser.js"
 import { buildLedger, POLICY, usedOf } from "./fixture.js"
@@ -25,7 +26,8 @@ import { fromNanos } from "../../src/ledger/usd.js"
 const present = chromiumPresent()
 const work = mkdtempSync(join(tmpdir(), "mandate-console-"))
 const shots = process.env.MANDATE_SCREENSHOTS !== undefined ? join(repoRoot, process.env.MANDATE_SCREENSHOTS) : join(work, "screenshots")
-const out = join(work, "demo")
+/** The demo's output folder: the run this test run shares (test/support/demo-run.ts), read only. */
+let out = ""
 const ledgerFile = join(work, "ledger.db")
 const policyFile = join(work, "policy.json")
 let console_: ChildProcess | undefined
@@ -58,7 +60,8 @@ const step = <A>(f: () => Promise<A>) => Effect.promise(f)
 describe.skipIf(!present)("mandate console in Chromium", () => {
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true })
-    const demo = await runMandate(["demo", "--out", out], 240_000, "SIGINT")
+    const demo = await sharedDemo()
+    out = demo.out
     if (demo.status !== 0) throw new Error(`the demo failed: ${demo.stdout.slice(-2000)} ${demo.stderr.slice(-1000)}`)
     await Effect.runPromise(buildLedger(ledgerFile, out).pipe(Effect.provide(NodeContext.layer)))
     writeFileSync(policyFile, JSON.stringify({ ...POLICY, policies: [{ type: "token_budget", tokens: 3000 }] }))
