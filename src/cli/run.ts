@@ -7,6 +7,9 @@
 // One @effect/cli tree (tree.ts), of which a run loads only the commands its arguments select, so
 // that starting it stays cheap.
 //
+// Before @effect/cli parses, the command's help model (help.ts) answers `--help` (and a group named
+// alone) with the whole command's help, and refuses an unknown command or option by name.
+//
 // Every failure is one line on stderr, `error: <reason> at <where>: <why>`, and exit status 1:
 // a command's own failures (writ-io.ts `runCommand`), a usage error found by @effect/cli (which
 // would otherwise print its help text; it is re-said here as `mandate/usage` at the command
