@@ -23,7 +23,7 @@
 // whose Sec-Fetch-Site is neither `same-origin` nor `none`, is refused with
 // `console/origin_refused` before any store is read. A client that sends neither (curl, a
 // program) is not a page and is answered.
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { type Json, parseJson } from "../kernel/json.js"
@@ -32,6 +32,7 @@ import {
   TreeRequest, TreeView
 } from "./api.js"
 import { ConsoleAssets } from "./assets.js"
+import { readBoundedText } from "./body.js"
 import { decodeAuditQuery } from "./audit.js"
 import { readLedger } from "../ledger/index.js"
 import { ledgerView, linesPage } from "./ledger-view.js"
@@ -54,7 +55,9 @@ const json = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 200) =>
   Effect.map(Schema.encode(schema)(value).pipe(Effect.orDie), (body) => HttpServerResponse.unsafeJson(body, { status, headers }))
 
 const refusal = (e: ConsoleError) =>
-  json(ErrorBody, { error: e.reason, detail: `${e.where ? `${e.where}: ` : ""}${e.detail}` }, statusOf[e.reason])
+  Effect.map(json(ErrorBody, { error: e.reason, detail: `${e.where ? `${e.where}: ` : ""}${e.detail}` }, statusOf[e.reason]),
+    // The rest of a body over the limit is not read: the connection ends with the answer.
+    (r) => (e.reason === "console/too_large" ? HttpServerResponse.setHeader(r, "connection", "close") : r))
 
 /** The host name of a Host header value (`[::1]:8080` is `::1`, `localhost:80` is `localhost`). */
 export const hostName = (host: string): string => {
@@ -138,18 +141,18 @@ const routes = HttpRouter.empty.pipe(
     // at the top, so the tree is drawn unchecked there (its sub-hops are checked under their writs).
     return yield* json(TreeView, yield* treeView(`store call ${p.leaf}/${p.id}`, tally, undefined))
   })),
-  HttpRouter.post("/api/tally", HttpIncomingMessage.withMaxBodySize(Effect.gen(function*() {
+  HttpRouter.post("/api/tally", Effect.gen(function*() {
     const req = yield* HttpServerRequest.HttpServerRequest
-    // A declared length over the limit is refused unread.
+    // A declared length over the limit is refused unread; any body is counted as it arrives.
     const declared = Number(req.headers["content-length"] ?? "0")
     if (declared > MAX_TREE_BODY) return yield* Effect.fail(consoleError("console/too_large", `a body of at most ${MAX_TREE_BODY} bytes`, "body"))
-    const text = yield* req.text.pipe(Effect.mapError(() => consoleError("console/too_large", `a body of at most ${MAX_TREE_BODY} bytes`, "body")))
+    const text = yield* readBoundedText(MAX_TREE_BODY)
     const body = yield* Effect.flatMap(parse(text, "body"), (v) => Schema.decodeUnknown(TreeRequest, { onExcessProperty: "error" })(v)).pipe(
       Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/bad_request", parseDetail(e), "body"))))
     const tally = yield* parse(body.tally, body.name)
     const call = body.call === undefined ? undefined : yield* parse(body.call, "call")
     return yield* json(TreeView, yield* treeView(body.name, tally, call))
-  }), Option.some(MAX_TREE_BODY))),
+  })),
   HttpRouter.get("/api/ledger", Effect.gen(function*() {
     return yield* json(LedgerView, yield* ledgerView(yield* needLedger))
   })),
