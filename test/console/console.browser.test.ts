@@ -20,7 +20,7 @@ import { runMandate, spawnMandate } from "../support/cli.js"
 import { repoRoot } from "../support/shared.js"
 import { chromiumPresent, launch } from "./browser.js"
 import { buildLedger, POLICY, usedOf } from "./fixture.js"
-import { fromNanos } from "../../src/ledger/usd.js"
+import { fromNanos, toNanos } from "../../src/ledger/usd.js"
 
 const present = chromiumPresent()
 const work = mkdtempSync(join(tmpdir(), "mandate-console-"))
@@ -61,8 +61,11 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
     const demo = await runMandate(["demo", "--out", out], 240_000, "SIGINT")
     if (demo.status !== 0) throw new Error(`the demo failed: ${demo.stdout.slice(-2000)} ${demo.stderr.slice(-1000)}`)
     await Effect.runPromise(buildLedger(ledgerFile, out).pipe(Effect.provide(NodeContext.layer)))
+    // The YEA demo's services record their decisions in the same ledger: its shop orders draw USD.
+    const yea = await runMandate(["yea", "demo", "--ledger", ledgerFile], 240_000, "SIGINT")
+    if (yea.status !== 0) throw new Error(`the YEA demo failed: ${yea.stdout.slice(-2000)} ${yea.stderr.slice(-1000)}`)
     writeFileSync(policyFile, JSON.stringify({ ...POLICY, policies: [{ type: "token_budget", tokens: 3000 }] }))
-    const started = await startConsole(["--store", join(out, "b.sqlite"), "--ledger", ledgerFile, "--policy", policyFile])
+    const started = await startConsole(["--store", join(out, "b.sqlite"), "--ledger", ledgerFile, "--policy", policyFile, "--keys", join(out, "keys")])
     console_ = started.child
     url = started.url
     browser = await launch()
@@ -175,6 +178,70 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       yield* step(() => shot("ledger"))
     }), 300_000)
 
+  it.live("the spend view shows what the records hold, per unit, principals by name, human times, distinct axis labels", () =>
+    Effect.gen(function*() {
+      // What the ledger holds in USD: the guard's kept USD and the YEA demo's draws (spend:USD).
+      const db = new Database(ledgerFile, { readonly: true })
+      let usd = 0n
+      let yeaUsd = 0n
+      for (const { line } of db.prepare("SELECT line FROM ledger_lines ORDER BY seq").all() as Array<{ line: string }>) {
+        const e = JSON.parse(line) as { type: string; kept_usd?: string; decision?: { protocol: string; kind: string; amounts?: Array<{ name: string; amount: string }> } }
+        if (e.type === "settlement") usd += toNanos(e.kept_usd!)
+        if (e.type === "protocol" && e.decision!.protocol === "yea" && e.decision!.kind === "uses_spent") {
+          for (const a of e.decision!.amounts ?? []) if (a.name.endsWith(":USD")) yeaUsd += toNanos(a.amount)
+        }
+      }
+      db.close()
+      // The YEA demo's two shop orders (yea:// and the HTTP bridge legs).
+      expect(fromNanos(yeaUsd)).toBe("96.78")
+      yield* step(() => page.goto(`${url}#spend`))
+      yield* step(() => page.waitForSelector("#spend-summary strong"))
+      expect(yield* step(() => page.inputValue("#spend-unit"))).toBe("USD")
+      const summary = yield* step(() => page.textContent("#spend-summary"))
+      expect(summary).toContain(`${fromNanos(usd + yeaUsd)} USD spent in all`)
+      expect(summary).toContain(`yea ${fromNanos(yeaUsd)}`)
+      // The vertical axis: every label once; the horizontal one: times a person reads.
+      const axis = () => page.$$eval("#spend-chart svg text.axis", (els) => els.map((e) => ({ anchor: e.getAttribute("text-anchor"), text: e.textContent ?? "" })))
+      const labels = yield* step(axis)
+      const y = labels.filter((l) => l.anchor === "end").map((l) => l.text)
+      expect(y.length).toBeGreaterThan(2)
+      expect(new Set(y).size).toBe(y.length)
+      const x = labels.filter((l) => l.anchor === "middle").map((l) => l.text)
+      expect(x.length).toBeGreaterThan(0)
+      for (const t of x) expect(t).toMatch(/^\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d:\d\d$/)
+      yield* step(() => page.selectOption("#spend-by", "principal"))
+      const legend = yield* step(() => page.$$eval("#spend-chart .legend li", (els) => els.map((e) => e.textContent ?? "")))
+      expect(legend).toEqual(expect.arrayContaining(["agent-a", "agent-b"]))
+      expect(legend.some((l) => l.startsWith("ed25519:") && l.endsWith("…"))).toBe(true)
+      yield* step(() => shot("spend"))
+      // The executor's store: the booking's `amount` (58900, C's charge included), by A, named from a.key.
+      yield* step(() => page.selectOption("#spend-source", "store"))
+      yield* step(() => page.waitForFunction(() => (document.querySelector("#spend-unit") as HTMLSelectElement | null)?.value === "writ:amount"))
+      const rows = yield* step(() => page.$$eval("#spend-table tbody tr", (els) => els.map((e) => [...e.querySelectorAll("td")].map((td) => td.textContent ?? ""))))
+      const tally = json("04-call-A-B-book-answer.json") as { tally: { used: { amount: number } } }
+      expect(rows).toEqual([["writ", "a", expect.stringMatching(/^amount of writ /), String(tally.tally.used.amount), "writ:amount", "1"]])
+    }), 300_000)
+
+  it.live("the ledger's lines come a page at a time", () =>
+    Effect.gen(function*() {
+      yield* step(() => page.goto(`${url}#lines`))
+      yield* step(() => page.waitForSelector("#ledger-lines-rows tr"))
+      expect(yield* step(() => page.$$eval("#ledger-lines-rows tr", (els) => els.length))).toBe(50)
+      yield* step(() => shot("lines"))
+      const verify = yield* step(() => runMandate(["ledger", "verify", ledgerFile], 120_000, "SIGKILL"))
+      const total = Number(/(\d+) lines, chain intact/.exec(verify.stdout)![1])
+      let pages = 1
+      while (yield* step(() => page.isVisible("#ledger-lines-more"))) {
+        const before = yield* step(() => page.$$eval("#ledger-lines-rows tr", (els) => els.length))
+        yield* step(() => page.click("#ledger-lines-more"))
+        yield* step(() => page.waitForFunction((n) => document.querySelectorAll("#ledger-lines-rows tr").length > n, before))
+        pages++
+      }
+      expect(yield* step(() => page.$$eval("#ledger-lines-rows tr", (els) => els.map((e) => Number(e.querySelector("td")?.textContent)))))
+        .toEqual(Array.from({ length: total }, (_, i) => i))
+      expect(pages).toBe(Math.ceil(total / 50))
+    }), 300_000)
+
   it.live("is keyboard navigable, reads at 200% zoom without sideways scrolling, and loads nothing from elsewhere", () =>
     Effect.gen(function*() {
       yield* step(() => page.goto(`${url}#tally`))
@@ -195,6 +262,16 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
         return widths
       })
       expect(zoomed.scroll).toBeLessThanOrEqual(zoomed.client + 1)
+      const zoomedSpend = yield* step(async () => {
+        const p = await browser!.context.newPage()
+        await p.setViewportSize({ width: 640, height: 900 })
+        await p.goto(`${url}#spend`)
+        await p.waitForSelector("#spend-summary strong")
+        const widths = await p.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+        await p.close()
+        return widths
+      })
+      expect(zoomedSpend.scroll).toBeLessThanOrEqual(zoomedSpend.client + 1)
       // Offline: nothing the page loaded came from anywhere but the console itself.
       expect(requested.length).toBeGreaterThan(10)
       expect(requested.filter((u) => !u.startsWith(url))).toEqual([])
