@@ -121,7 +121,18 @@ const lineRow = (seq: number, line: string): LedgerLine => {
     }
     case "decision": {
       const d = sub("decision")
-      return { seq, at, type, principal: null, summary: `${d.allowed === true ? "allowed" : "refused"} ${text(d.action_id) ?? ""}: ${text(d.reason) ?? ""}` }
+      const reason = text(d.reason)
+      return { seq, at, type, principal: null, summary: `${d.allowed === true ? "allowed" : "refused"} ${text(d.action_id) ?? ""}${reason !== null && reason !== "allowed" ? `: ${reason}` : ""}` }
+    }
+    case "reservation": {
+      // USD limits are kept in nano-dollars (src/ledger/usd.ts): shown in dollars.
+      const amount = (key: string, v: string | null) => (v === null ? "?" : key.split("/")[2] === "usd" && /^[0-9]+$/.test(v) ? `${fromNanos(BigInt(v))} USD` : v)
+      const draws = Array.isArray(o.draws) ? o.draws.flatMap((d) => {
+        if (!isJsonObject(d)) return []
+        const key = text(d.key) ?? "?"
+        return [`${amount(key, text(d.amount))} of ${amount(key, text(d.limit))} on ${key}`]
+      }) : []
+      return { seq, at, type, principal: null, summary: `${text(o.action_id) ?? ""} reserves ${draws.join(", ")}` }
     }
     case "settlement":
       return { seq, at, type, principal: null, summary: `${text(o.state) ?? "?"}: ${text(o.kept_tokens) ?? "0"} tokens, ${text(o.kept_usd) ?? "0"} USD kept` }

@@ -54,6 +54,8 @@ const startConsole = (args: ReadonlyArray<string>): Promise<{ child: ChildProces
 const json = (file: string) => JSON.parse(readFileSync(join(out, file), "utf8")) as Record<string, unknown>
 const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true })
 const step = <A>(f: () => Promise<A>) => Effect.promise(f)
+/** How many window heights the page is tall (each view is kept within two). */
+const screens = () => page.evaluate(() => document.documentElement.scrollHeight / window.innerHeight)
 
 describe.skipIf(!present)("mandate console in Chromium", () => {
   beforeAll(async () => {
@@ -145,7 +147,8 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       const stats = yield* step(() => runMandate(["ledger", "stats", ledgerFile, "--json"], 120_000, "SIGKILL"))
       expect(stats.status).toBe(0)
       const own = JSON.parse(stats.stdout) as { rows: Array<{ protocol: string; principal: string; reason: string; count: number; tokens: number; usd: string }>; summary: string }
-      const table = yield* step(() => page.$$eval("#stats-table tbody tr", (els) => els.map((e) => [...e.querySelectorAll("td")].map((td) => td.textContent))))
+      // A principal is shown by name or short; its whole id is the cell's data-id.
+      const table = yield* step(() => page.$$eval("#stats-table tbody tr", (els) => els.map((e) => [...e.querySelectorAll("td")].map((td) => td.querySelector("[data-id]")?.getAttribute("data-id") ?? td.textContent))))
       expect(table).toEqual(own.rows.map((r) => [r.protocol, r.principal, r.reason, String(r.count), String(r.tokens), r.usd]))
       expect(yield* step(() => page.textContent("#stats-summary"))).toBe(own.summary)
       const verify = yield* step(() => runMandate(["ledger", "verify", ledgerFile], 120_000, "SIGKILL"))
@@ -168,13 +171,17 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       expect(limits.map((l) => l[4])).toEqual([(5000n - used[0]).toString(), fromNanos(2_500_000_000n - used[1])])
       // The executor's count store: writ_1 (one use) used once, nothing left; every key of B's usage table.
       yield* step(() => page.waitForSelector("#store-limits-rows tr"))
-      const writLimits = yield* step(() => page.$$eval("#store-limits-rows tr", (els) => els.map((e) => [...e.querySelectorAll("td")].slice(0, 5).map((td) => td.textContent ?? ""))))
+      const writLimits = yield* step(() => page.$$eval("#store-limits-rows tr", (els) => els.map((e) => [...e.querySelectorAll("td")].slice(0, 5).map((td) => td.getAttribute("data-id") ?? td.textContent ?? ""))))
       const db = new Database(join(out, "b.sqlite"), { readonly: true })
       const usage = db.prepare("SELECT key, used FROM accounting_usage ORDER BY key").all() as Array<{ key: string; used: string }>
       db.close()
       expect(writLimits.map((l) => [l[0], l[3]])).toEqual(usage.map((u) => [u.key, String(u.used)]))
       const w1 = json("02-writ_1.json") as { bnd: { uses: { v: number } } }
       expect(writLimits.find((l) => l[0] === `writ/count/${identity(w1 as never)}`)).toEqual([`writ/count/${identity(w1 as never)}`, "uses", String(w1.bnd.uses.v), "1", "0"])
+      // Principals by name: A's did:key is shown as `a` (out/keys/a.key).
+      const a = yield* step(() => page.$$eval("#stats-table .who.named", (els) => els.map((e) => e.textContent)))
+      expect(a).toContain("a")
+      expect(yield* step(screens)).toBeLessThanOrEqual(2)
       yield* step(() => shot("ledger"))
     }), 300_000)
 
@@ -213,6 +220,7 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       const legend = yield* step(() => page.$$eval("#spend-chart .legend li", (els) => els.map((e) => e.textContent ?? "")))
       expect(legend).toEqual(expect.arrayContaining(["agent-a", "agent-b"]))
       expect(legend.some((l) => l.startsWith("ed25519:") && l.endsWith("…"))).toBe(true)
+      expect(yield* step(screens)).toBeLessThanOrEqual(2)
       yield* step(() => shot("spend"))
       // The executor's store: the booking's `amount` (58900, C's charge included), by A, named from a.key.
       yield* step(() => page.selectOption("#spend-source", "store"))
@@ -227,6 +235,7 @@ describe.skipIf(!present)("mandate console in Chromium", () => {
       yield* step(() => page.goto(`${url}#lines`))
       yield* step(() => page.waitForSelector("#ledger-lines-rows tr"))
       expect(yield* step(() => page.$$eval("#ledger-lines-rows tr", (els) => els.length))).toBe(50)
+      expect(yield* step(screens)).toBeLessThanOrEqual(2)
       yield* step(() => shot("lines"))
       const verify = yield* step(() => runMandate(["ledger", "verify", ledgerFile], 120_000, "SIGKILL"))
       const total = Number(/(\d+) lines, chain intact/.exec(verify.stdout)![1])

@@ -73,15 +73,15 @@ export const legend = (names: ReadonlyArray<string>) =>
 
 /** One horizontal bar per item, labelled with its value. */
 export const hbars = (title: string, items: ReadonlyArray<{ label: string; value: number }>) => {
-  const W = 640, row = 26, L = 260
+  const W = 640, row = 22, L = 260
   const H = Math.max(1, items.length) * row + 8
   const max = niceMax(Math.max(0, ...items.map((i) => i.value)))
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title, class: "chart" }, s("title", {}, title))
   items.forEach((it, i) => {
     const w = ((W - L - 60) * it.value) / max
-    svg.append(s("text", { x: L - 8, y: i * row + 20, "text-anchor": "end", class: "label" }, it.label))
-    svg.append(s("rect", { x: L, y: i * row + 6, width: Math.max(1, w), height: row - 10, fill: PALETTE[i % PALETTE.length] }, s("title", {}, `${it.label}: ${it.value}`)))
-    svg.append(s("text", { x: L + w + 6, y: i * row + 20, class: "label" }, String(it.value)))
+    svg.append(s("text", { x: L - 8, y: i * row + 17, "text-anchor": "end", class: "label" }, it.label))
+    svg.append(s("rect", { x: L, y: i * row + 5, width: Math.max(1, w), height: row - 8, fill: PALETTE[i % PALETTE.length] }, s("title", {}, `${it.label}: ${it.value}`)))
+    svg.append(s("text", { x: L + w + 6, y: i * row + 17, class: "label" }, String(it.value)))
   })
   return h("figure", { class: "figure" }, svg)
 }

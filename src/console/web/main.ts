@@ -4,7 +4,7 @@
 // linked to and reloaded.
 import type { ConsoleInfo } from "../api.js"
 import { auditView } from "./audit.js"
-import { api, errorLine, fill, h, short } from "./dom.js"
+import { api, errorLine, fill, h, setNames } from "./dom.js"
 import { ledgerView, linesView } from "./ledger.js"
 import { spendView } from "./spend.js"
 import { tallyView } from "./tally.js"
@@ -27,8 +27,7 @@ const start = async () => {
   } catch (e) {
     return fill(app, errorLine(e))
   }
-  const names = new Map(info.names.map((n) => [n.id, n.label]))
-  const label = (id: string) => names.get(id) ?? short(id)
+  setNames(info.names)
   const tabs = views.map((v) => h("button", { role: "tab", id: `tab-${v.id}`, "aria-controls": "panel", type: "button" }, v.label))
   const show = (id: View, focus = false) => {
     tabs.forEach((t, i) => {
@@ -42,7 +41,7 @@ const start = async () => {
     if (id === "tally") tallyView(panel)
     else if (id === "audit") info.store === null ? fill(panel, h("h2", {}, "Audit record"), h("p", {}, "No store given (start with --store FILE).")) : auditView(panel)
     else if (id === "spend") info.store === null && info.ledger === null ? fill(panel, h("h2", {}, "Spend"), h("p", {}, "No store nor ledger given (start with --store FILE or --ledger FILE).")) : void spendView(panel)
-    else if (id === "lines") linesView(panel, info.ledger !== null, label)
+    else if (id === "lines") linesView(panel, info.ledger !== null)
     else void ledgerView(panel, info.ledger !== null, info.store !== null)
   }
   tabs.forEach((t, i) => {

@@ -26,17 +26,16 @@ export const spendView = async (root: HTMLElement) => {
     } catch (e) {
       return fill(body, errorLine(e))
     }
-    draw(body, v)
+    draw(body, v, bucket)
   }
   bucket.addEventListener("change", () => void load())
   fill(root, h("h2", {}, "Spend"),
     h("p", { class: "muted" }, "What the agents spent, per principal, protocol and budget, in one unit at a time."),
-    h("div", { class: "controls" }, h("label", {}, "time ", bucket)),
     body)
   await load()
 }
 
-const draw = (body: HTMLElement, v: SpendView) => {
+const draw = (body: HTMLElement, v: SpendView, bucket: HTMLSelectElement) => {
   const notes = v.notes.map((n) => h("p", { class: "error", role: "note" }, n))
   if (v.points.length === 0) return fill(body, notes, h("p", { id: "spend-empty" }, "Nothing was spent in the records given."))
   const label = new Map(v.principals.map((p) => [p.id, p.label]))
@@ -89,6 +88,6 @@ const draw = (body: HTMLElement, v: SpendView) => {
   fillUnits()
   redraw()
   fill(body, notes,
-    h("div", { class: "controls" }, h("label", {}, "record ", source), h("label", {}, "unit ", unit), h("label", {}, "stack by ", by)),
+    h("div", { class: "controls" }, h("label", {}, "record ", source), h("label", {}, "unit ", unit), h("label", {}, "stack by ", by), h("label", {}, "time ", bucket)),
     summary, chart, totals)
 }
