@@ -20,7 +20,7 @@ const row = (r: AuditRowView) =>
   h("tr", { "data-reason": r.reason ?? "", "data-outcome": r.outcome },
     h("td", { class: "num" }, r.seq),
     // The executor's time is integer Unix seconds (section 9.3); shown as UTC, the number in the tooltip.
-    h("td", { class: "num", title: String(r.time) }, humanUtc(new Date(r.time * 1000).toISOString())),
+    h("td", { class: "num nowrap", title: String(r.time) }, humanUtc(new Date(r.time * 1000).toISOString())),
     h("td", {}, r.kind),
     h("td", {}, r.op ?? "–"),
     h("td", { class: `outcome o-${r.outcome}` }, r.outcome),

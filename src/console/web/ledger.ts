@@ -107,7 +107,7 @@ export const linesView = (root: HTMLElement, hasLedger: boolean) => {
       const page = await api<LedgerLines>(`/api/ledger/lines?after=${encodeURIComponent(next)}&limit=50`)
       body.append(...page.lines.map((l) => h("tr", { "data-type": l.type },
         h("td", { class: "num" }, l.seq),
-        h("td", { title: l.at }, humanUtc(l.at)),
+        h("td", { title: l.at, class: "nowrap" }, humanUtc(l.at)),
         h("td", {}, l.type),
         h("td", {}, l.principal === null ? "" : who(l.principal)),
         h("td", {}, l.summary))))
@@ -124,7 +124,7 @@ export const linesView = (root: HTMLElement, hasLedger: boolean) => {
   }
   more.addEventListener("click", () => void load())
   fill(root, h("h2", {}, "Ledger lines"),
-    h("div", { class: "scroll tall" }, h("table", { id: "ledger-lines" },
+    h("div", { class: "scroll tall lines" }, h("table", { id: "ledger-lines" },
       h("caption", {}, "Every line of the ledger, oldest first, fifty at a time"),
       h("thead", {}, h("tr", {}, ["#", "time", "type", "principal", "what"].map((c) => h("th", { scope: "col" }, c)))),
       body)),
