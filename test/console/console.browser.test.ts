@@ -1,10 +1,13 @@
-// `mandate console` in real Chromium (issue 14, "Done when"): the console is started on the
+// `mandate console` in real Chromium: the console is started on the
 // demo's B store and a ledger, and the page is driven as a person would: the demo's tally tree
 // shows its two hops and their section 6.2 verdicts; the forged receipt shows its failing hop and
 // reason; the audit filter by reason `count_exhausted` shows exactly the demo's refusals of that
-// reason at B; the budget view matches the ledger's own `stats`, `verify` and `replay`. Each view
-// is saved as a screenshot: to a temporary folder, so a test run never rewrites a tracked file, or
-// to the folder named by MANDATE_SCREENSHOTS (`npm run screenshots` renews the README's images).
+// reason at B; the budget view matches the ledger's own `stats`, `verify` and `replay`; the spend
+// view equals the USD the ledger holds (the YEA demo's draws included) with principals named from
+// the demo's key files; the ledger's lines come a page at a time; each view is within two window
+// heights. Each view is saved as a screenshot: to a temporary folder, so a test run never rewrites
+// a tracked file, or to the folder named by MANDATE_SCREENSHOTS (`npm run screenshots` renews the
+// images of docs/console.md).
 import { it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
