@@ -15,6 +15,12 @@
 // client's open requests may finish (within `shutdownGrace`), then the server's input is closed.
 // When the server exits, every open client request is answered with an error (`unreachable_server`
 // for a tool call) and the proxy ends.
+//
+// Bounds (docs/mcp-gate.md): a request other than `tools/call` passes only as methods.ts allows
+// (`method_refused`); a verified result whose rendering is over `maxResultBytes` is not passed on
+// (`result_too_large`) but its tally is kept as a receipt, since the call ran and counted; and at
+// most `maxQueuedNotifications` of the server's notifications wait for a client that does not
+// read: past that they are dropped (and logged), never responses or requests, so the session goes on.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Deferred, Duration, Effect, FiberSet, Option, Queue, Runtime, type Scope } from "effect"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
@@ -22,9 +28,10 @@ import { RandomBytes, Signer } from "../../kernel/services.js"
 import { delegate, type HeldWrit, holdChain, makeCall } from "../../writ/issue.js"
 import { writError, type WritError } from "../../writ/reason.js"
 import { ready, verified } from "./client.js"
+import { checkMethod, offeredCapabilities } from "./methods.js"
 import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
 import { advertisementOf, CALL_META, toolOp } from "./present.js"
-import { type McpPolicyError, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
+import { type McpPolicyError, resultTooLarge, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
 import { Receipts, receipt } from "./receipts.js"
 import { errorAnswer, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
 
@@ -43,7 +50,18 @@ export interface ProxyOptions {
   readonly shutdownGrace?: Duration.DurationInput
   /** How long the proxy's own `tools/list` (re-listing for pins) may take. Default 30 seconds. */
   readonly requestTimeout?: Duration.DurationInput
+  /** Requests other than `tools/call` relayed unchecked (methods.ts `ruleOf`). Default none. */
+  readonly allow?: ReadonlyArray<string>
+  /** The largest verified result passed on (JSON characters). Default MAX_RESULT_BYTES. */
+  readonly maxResultBytes?: number
+  /** The most server notifications waiting to be relayed. Default MAX_QUEUED_NOTIFICATIONS. */
+  readonly maxQueuedNotifications?: number
 }
+
+/** The default bound of a result passed on: under the 10 MiB line a stdio client reads. */
+export const MAX_RESULT_BYTES = 8 * 1024 * 1024
+/** The default bound of notifications waiting for the client. */
+export const MAX_QUEUED_NOTIFICATIONS = 1000
 
 type Pending =
   | {
@@ -69,6 +87,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     // The grant is taken up before anything starts: a chain that does not verify, or whose leaf
     // the Signer does not hold, is refused with its section 4 reason.
     const held: HeldWrit = yield* holdChain(o.grant)
+    const allow = o.allow ?? []
+    const maxResult = o.maxResultBytes ?? MAX_RESULT_BYTES
+    const maxNotes = o.maxQueuedNotifications ?? MAX_QUEUED_NOTIFICATIONS
+    /** Server notifications queued and not yet relayed, and those dropped since the last warning. */
+    let queuedNotes = 0
+    let droppedNotes = 0
     const runtime = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const fibers = yield* FiberSet.make()
     const fromClient = yield* Queue.unbounded<Message>()
@@ -133,7 +157,10 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           clientOpen.set(idKey(m.id as RequestId), "queued")
           return Queue.offer(toolCalls, { id: m.id as RequestId, params: paramsOf(m) })
         }
-        return forward(m)
+        return checkMethod(m.method as string, allow).pipe(Effect.matchEffect({
+          onFailure: (e) => toClient(errorAnswer(m.id as RequestId, REFUSED, e.reason, e.message)),
+          onSuccess: () => forward(m)
+        }))
       }
       if (isResponse(m)) {
         serverOpen.delete(idKey(m.id as RequestId))
@@ -242,11 +269,21 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
               Effect.logWarning(`tool result refused: ${e.reason}: ${e.message}`),
               toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message, "path" in e ? e.path : undefined))
             ),
-          onSuccess: (v) =>
-            Effect.zipRight(
+          onSuccess: (v) => {
+            const size = JSON.stringify(v.result).length
+            if (size > maxResult) {
+              // It ran and counted: the tally is kept (without the body), the body not passed on.
+              const e = resultTooLarge(`the verified result is ${size} characters, over ${maxResult}; its tally is kept as a receipt`)
+              return Effect.zipRight(
+                Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, undefined))),
+                toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message))
+              )
+            }
+            return Effect.zipRight(
               Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, v.checked.body))),
               toClient({ jsonrpc: "2.0", id: p.clientId, result: v.result })
             )
+          }
         }))
       })
 
@@ -264,6 +301,9 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           if (!p.canceled) {
             if (p.method === "initialize" && isJsonObject(m.result)) yield* learn(m.result)
             if (p.tool !== undefined) yield* answerTool(p, m)
+            else if (p.method === "initialize" && isJsonObject(m.result)) {
+              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities: offeredCapabilities(m.result.capabilities, allow) } as JsonObject })
+            }
             else if (p.method === "tools/list" && o.pins !== undefined && isJsonObject(m.result)) {
               const tools = Array.isArray(m.result.tools) ? m.result.tools.filter(isJsonObject) : []
               if (!p.cursor) listed.clear()
@@ -280,6 +320,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           return yield* toClient(m)
         }
         if (m.method === "notifications/tools/list_changed") stale = true
+        if (isNotification(m)) queuedNotes--
         yield* toClient(m)
       })
 
@@ -315,7 +356,22 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     // Transports call back outside Effect: each message is queued for its reader, in order.
     const unsafeRun = Runtime.runFork(runtime)
     o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, m as unknown as Message)
-    o.server.onmessage = (m) => void Queue.unsafeOffer(fromServer, m as unknown as Message)
+    o.server.onmessage = (m) => {
+      const msg = m as unknown as Message
+      if (isNotification(msg)) {
+        if (queuedNotes >= maxNotes) {
+          // The client is not reading: this one is dropped, and the drops are told once per burst.
+          if (droppedNotes++ === 0) unsafeRun(Effect.logWarning(`the client is not reading: server notifications past ${maxNotes} queued are dropped`))
+          return
+        }
+        if (droppedNotes > 0 && queuedNotes === 0) {
+          unsafeRun(Effect.logWarning(`${droppedNotes} server notifications were dropped`))
+          droppedNotes = 0
+        }
+        queuedNotes++
+      }
+      Queue.unsafeOffer(fromServer, msg)
+    }
     o.client.onclose = () => void unsafeRun(FiberSet.run(fibers, clientGone))
     o.server.onclose = () => void unsafeRun(FiberSet.run(fibers, serverExited))
     o.client.onerror = (e) => void unsafeRun(Effect.logWarning(`client transport: ${e.message}`))

@@ -14,7 +14,9 @@ export const mcpReasonCodes = [
   "unreachable_server",
   "unpinned_tool",
   "tool_changed",
-  "unbound_argument"
+  "unbound_argument",
+  "method_refused",
+  "result_too_large"
 ] as const
 
 /** The one union of the binding's codes. */
@@ -74,6 +76,18 @@ export class UnboundArgument extends Schema.TaggedError<UnboundArgument>()("Unbo
   message: Schema.String
 }) {}
 
+/** A request whose method the grant does not govern and no `--allow` names (methods.ts). */
+export class MethodRefused extends Schema.TaggedError<MethodRefused>()("MethodRefused", {
+  reason: Schema.Literal("method_refused"),
+  message: Schema.String
+}) {}
+
+/** A verified result past the proxy's bound: not passed on, its tally kept as a receipt. */
+export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("ResultTooLarge", {
+  reason: Schema.Literal("result_too_large"),
+  message: Schema.String
+}) {}
+
 export const missingCall = (message: string) => new MissingCall({ reason: "missing_call", message })
 export const unenforcedServer = (message: string) => new UnenforcedServer({ reason: "unenforced_server", message })
 export const missingTally = (message: string) => new MissingTally({ reason: "missing_tally", message })
@@ -82,6 +96,8 @@ export const unreachableServer = (message: string) => new UnreachableServer({ re
 export const unpinnedTool = (message: string) => new UnpinnedTool({ reason: "unpinned_tool", message })
 export const toolChanged = (message: string) => new ToolChanged({ reason: "tool_changed", message })
 export const unboundArgument = (path: string, message: string) => new UnboundArgument({ reason: "unbound_argument", path, message })
+export const methodRefused = (message: string) => new MethodRefused({ reason: "method_refused", message })
+export const resultTooLarge = (message: string) => new ResultTooLarge({ reason: "result_too_large", message })
 
 /** Every failure of the binding's client side that is not a Writ check. */
 export type McpClientError = UnenforcedServer | MissingTally | ResultMismatch

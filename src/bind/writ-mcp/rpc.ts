@@ -35,10 +35,20 @@ export const send = (transport: Transport, message: Message): Effect.Effect<void
 
 export class RpcError extends Data.TaggedError("RpcError")<{ readonly message: string }> {}
 
+/** The capabilities a real client declares (roots, sampling, form elicitation). A server may offer
+ * tools only to a client that can serve them (server-everything lists its roots, sampling and
+ * elicitation tools only then), so `--print-pins` and the gate's own connection declare these, and
+ * pin and list what such a client is offered. */
+export const CLIENT_CAPABILITIES = {
+  roots: { listChanged: true },
+  sampling: {},
+  elicitation: { form: {} }
+} as const
+
 /** What the proxy says about itself when it initializes a server on its own. */
 export const initializeParams = (name: string): JsonObject => ({
   protocolVersion: LATEST_PROTOCOL_VERSION,
-  capabilities: {},
+  capabilities: CLIENT_CAPABILITIES,
   clientInfo: { name, version: "0.1.0" }
 })
 
@@ -57,6 +67,15 @@ export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = 
     let next = 1
     transport.onmessage = (m) => {
       const msg = m as unknown as Message
+      // The server's own requests (it may ask a client that declared roots for them): no roots,
+      // and nothing else this peer can do.
+      if (isRequest(msg)) {
+        const answer: Message = msg.method === "roots/list"
+          ? { jsonrpc: "2.0", id: msg.id as RequestId, result: { roots: [] } }
+          : errorAnswer(msg.id as RequestId, -32601, "mandate/not_supported", `${String(msg.method)} is not answered while listing tools`)
+        Runtime.runFork(runtime)(send(transport, answer))
+        return
+      }
       if (!isResponse(msg)) return
       const d = waiting.get(msg.id as number)
       if (d !== undefined) Runtime.runSync(runtime)(Deferred.succeed(d, msg))
