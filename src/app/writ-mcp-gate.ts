@@ -9,7 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Context, Deferred, type Duration, Effect, Layer, type Scope } from "effect"
 import { gateCapabilities, serveGate } from "../bind/writ-mcp-gate/server.js"
-import { type Requests, upstreamApplication } from "../bind/writ-mcp-gate/upstream.js"
+import { liveness, type Requests, upstreamApplication } from "../bind/writ-mcp-gate/upstream.js"
 import type { PinFile } from "../bind/writ-mcp/policy.js"
 import { CLIENT_CAPABILITIES } from "../bind/writ-mcp/rpc.js"
 import { Executor } from "../writ/executor/executor.js"
@@ -35,6 +35,8 @@ export interface McpGateOptions {
   readonly maxResultBytes?: number
   /** How long a tool may go without answering or reporting progress (default 60 s). */
   readonly timeout?: Duration.DurationInput
+  /** How often open calls get progress while the client is answering a form (default 15 s). */
+  readonly keepAlive?: Duration.DurationInput
   /** How long connecting to the server may take (default 30 s). */
   readonly connectTimeout?: number
 }
@@ -64,7 +66,8 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
       () => Effect.promise(() => upstream.close().catch(() => undefined))
     )
     const requests: Requests = new Map()
-    const application = Layer.succeed(Application, upstreamApplication(upstream, requests, {
+    const live = liveness()
+    const application = Layer.succeed(Application, upstreamApplication(upstream, requests, live, {
       ...(o.maxResultBytes === undefined ? {} : { maxResultBytes: o.maxResultBytes }),
       ...(o.timeout === undefined ? {} : { timeout: o.timeout })
     }))
@@ -87,6 +90,8 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
       closed: o.closed ?? false,
       allow,
       capabilities,
+      live,
+      ...(o.keepAlive === undefined ? {} : { keepAlive: o.keepAlive }),
       ...(o.pins === undefined ? {} : { pins: o.pins })
     })
     const closed = yield* Deferred.make<void>()

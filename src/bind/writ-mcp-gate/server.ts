@@ -13,7 +13,11 @@
 //
 // Every other request follows ../writ-mcp/methods.ts: open, allowed by `--allow` (relayed to the
 // server unchecked), or refused `method_refused`. The server's own requests (sampling, elicitation,
-// roots) go to the client, and notifications pass both ways.
+// roots) go to the client, and notifications pass both ways. While such a request is open (a person
+// may be filling in a form), every open tool call whose client gave a progress token gets a
+// progress notification each `keepAlive`, so a client that restarts its time limit on progress
+// (the SDK's `resetTimeoutOnProgress`; MCP basic/utilities/progress) does not give up on a call a
+// person is still answering; the gate's own limit toward the server is paused meanwhile.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -23,7 +27,7 @@ import {
   ListResourceTemplatesResultSchema, ListRootsRequestSchema, ListRootsResultSchema, ListToolsRequestSchema, McpError,
   ReadResourceRequestSchema, ReadResourceResultSchema, ResultSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, FiberSet, Option, type Scope } from "effect"
+import { Duration, Effect, FiberSet, Option, Schedule, type Scope } from "effect"
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
 import type { ExecutorService } from "../../writ/executor/executor.js"
 import { callIdentity } from "../../writ/sign.js"
@@ -33,7 +37,7 @@ import { CALL_META, EXTENSION, present, presentRefusal } from "../writ-mcp/prese
 import { missingCall, unreachableServer } from "../writ-mcp/reason.js"
 import { listAllTools, REFUSED } from "../writ-mcp/rpc.js"
 import { matchCall } from "../writ-mcp/server.js"
-import type { Requests } from "./upstream.js"
+import type { Liveness, Requests } from "./upstream.js"
 
 /** The plain server behind the gate: the SDK Client connected to it, and whether it is still there. */
 export interface Upstream {
@@ -50,7 +54,18 @@ export interface GateServeOptions {
   readonly allow: ReadonlyArray<string>
   /** The capabilities the server was made with (`gateCapabilities`). */
   readonly capabilities: JsonObject
+  /** Shared with the Application (upstream.ts): relayed requests pause its time limit. */
+  readonly live: Liveness
+  /** How often open calls get progress while a relayed request is open (default 15 s). */
+  readonly keepAlive?: Duration.DurationInput
+  /** How long a relayed request may wait for the client (default 30 minutes: a person answers). */
+  readonly relayTimeout?: Duration.DurationInput
 }
+
+export const KEEP_ALIVE = Duration.seconds(15)
+export const RELAY_TIMEOUT = Duration.minutes(30)
+
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1]
 
 /** The families of methods relayed when allowed, with the capability each needs. */
 const RELAYED = [
@@ -105,7 +120,36 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
         Effect.catchAll((e) => Effect.die(refused("unreachable_server", `listing the server's tools: ${String(e)}`)))
       )))
 
-    const callTool = (params: { readonly name: string; readonly arguments?: Record<string, unknown>; readonly _meta?: Record<string, unknown> }, extra: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1]) =>
+    /** Open tool calls whose client gave a progress token, and the progress each has been sent. */
+    const waiting = new Map<Extra, { readonly token: string | number; sent: number }>()
+    const keepAlive = Effect.suspend(() =>
+      Effect.forEach([...waiting.entries()], ([extra, w]) =>
+        Effect.promise(() =>
+          extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: w.token, progress: ++w.sent, message: "waiting for an answer from the client (a form or sampling)" }
+          }).catch(() => undefined)
+        ), { discard: true }))
+
+    /** A request of the server's relayed to the client: the server's time limit paused, and the
+     * open calls kept alive, while it is open. */
+    const relay = <A>(send: (timeout: number) => Promise<A>): Promise<A> =>
+      run(Effect.scoped(Effect.gen(function*() {
+        yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            o.live.relaying++
+            o.live.activity++
+          }),
+          () => Effect.sync(() => {
+            o.live.relaying--
+            o.live.activity++
+          })
+        )
+        yield* Effect.forkScoped(Effect.repeat(keepAlive, Schedule.spaced(o.keepAlive ?? KEEP_ALIVE)).pipe(Effect.delay(o.keepAlive ?? KEEP_ALIVE)))
+        return yield* Effect.promise(() => send(Duration.toMillis(Duration.decode(o.relayTimeout ?? RELAY_TIMEOUT))))
+      })))
+
+    const callTool = (params: { readonly name: string; readonly arguments?: Record<string, unknown>; readonly _meta?: Record<string, unknown> }, extra: Extra) =>
       Effect.gen(function*() {
         const args = (params.arguments ?? {}) as JsonObject
         const given = params._meta?.[CALL_META]
@@ -119,7 +163,12 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
         if (!o.upstream.alive()) return yield* Effect.fail(unreachableServer("the server behind the gate has exited"))
         const id = callIdentity(call)
         o.requests.set(id, extra)
-        const answer = yield* o.executor.call(call).pipe(Effect.ensuring(Effect.sync(() => o.requests.delete(id))))
+        const token = extra._meta?.progressToken
+        if (token !== undefined) waiting.set(extra, { token, sent: 0 })
+        const answer = yield* o.executor.call(call).pipe(Effect.ensuring(Effect.sync(() => {
+          o.requests.delete(id)
+          waiting.delete(extra)
+        })))
         if (answer._tag === "error") return presentRefusal(answer.reason)
         return present(answer.tally, Option.getOrUndefined(answer.res), "result")
       }).pipe(
@@ -144,8 +193,10 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
     }
 
     // The server's requests go to the client; notifications pass both ways.
-    up.setRequestHandler(CreateMessageRequestSchema, (request, extra) => server.request(request, CreateMessageResultSchema, { signal: extra.signal }))
-    up.setRequestHandler(ElicitRequestSchema, (request, extra) => server.request(request, ElicitResultSchema, { signal: extra.signal }))
+    up.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      relay((timeout) => server.request(request, CreateMessageResultSchema, { signal: extra.signal, timeout })))
+    up.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      relay((timeout) => server.request(request, ElicitResultSchema, { signal: extra.signal, timeout })))
     up.setRequestHandler(ListRootsRequestSchema, (request, extra) => server.request(request, ListRootsResultSchema, { signal: extra.signal }))
     up.fallbackNotificationHandler = async (n) => {
       if (n.method === "notifications/tools/list_changed") stale = true

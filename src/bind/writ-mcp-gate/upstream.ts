@@ -12,7 +12,9 @@
 //            never sent again).
 //
 // Progress the server reports is passed on under the client's own progress token, and each report
-// restarts the time limit, so a tool that waits for a person keeps its call open.
+// restarts the time limit. So does a request the server sends the client while the tool runs (an
+// elicitation form, sampling): the time limit is paused while one is open, since a person may be
+// typing (server.ts keeps the client's call alive meanwhile with progress of its own).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Duration, Effect } from "effect"
@@ -37,6 +39,15 @@ export interface UpstreamOptions {
 /** The open MCP request of each call the executor is running, by call identity. */
 export type Requests = Map<string, RequestExtra>
 
+/** What the time limit watches: a count bumped by every sign of life (progress, a relayed request
+ * opening or closing), and how many relayed requests (forms, sampling) are open now. */
+export interface Liveness {
+  activity: number
+  relaying: number
+}
+
+export const liveness = (): Liveness => ({ activity: 0, relaying: 0 })
+
 const unknownOutcome: Outcome = { st: "failed", code: "unknown_outcome" }
 
 /** What a failed `callTool` means: an answer (a JSON-RPC error) or no answer. */
@@ -47,27 +58,45 @@ const fromError = (e: unknown): Outcome => {
   return unknownOutcome
 }
 
-export const upstreamApplication = (client: Client, requests: Requests, o: UpstreamOptions = {}): ApplicationService => {
+/** Fails once `timeout` passes with no sign of life and no relayed request open. */
+const idle = (live: Liveness, timeout: Duration.DurationInput): Effect.Effect<never, "idle"> =>
+  Effect.gen(function*() {
+    for (;;) {
+      const seen = live.activity
+      yield* Effect.sleep(timeout)
+      if (live.activity === seen && live.relaying === 0) return yield* Effect.fail("idle" as const)
+    }
+  })
+
+/** The SDK's own per-request limit, set past any idle limit: the watchdog above is the limit. */
+const SDK_TIMEOUT_MS = 24 * 3600 * 1000
+
+export const upstreamApplication = (client: Client, requests: Requests, live: Liveness, o: UpstreamOptions = {}): ApplicationService => {
   const max = o.maxResultBytes ?? MAX_RESULT_BYTES
-  const timeout = Duration.toMillis(Duration.decode(o.timeout ?? UPSTREAM_TIMEOUT))
+  const timeout = o.timeout ?? UPSTREAM_TIMEOUT
   return {
     perform: (op) => {
       const name = toolOfOp(op.op)
       if (op.kind !== "forward" || name === undefined) return Effect.succeed({ st: "failed", code: UNKNOWN_TOOL })
       const extra = requests.get(op.callId)
       const token = extra?._meta?.progressToken
-      const onprogress = extra === undefined || token === undefined ? undefined : (p: { progress: number; total?: number; message?: string }) =>
-        void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } }).catch(() => undefined)
+      const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+        live.activity++
+        if (extra !== undefined && token !== undefined) {
+          void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } }).catch(() => undefined)
+        }
+      }
       return Effect.tryPromise({
-        try: () =>
+        try: (signal) =>
           client.callTool({ name, arguments: op.args as Record<string, unknown> }, undefined, {
-            timeout,
-            resetTimeoutOnProgress: true,
-            ...(extra === undefined ? {} : { signal: extra.signal }),
-            ...(onprogress === undefined ? {} : { onprogress })
+            timeout: SDK_TIMEOUT_MS,
+            signal: extra === undefined ? signal : AbortSignal.any([signal, extra.signal]),
+            onprogress
           }),
         catch: fromError
       }).pipe(
+        // Past the idle limit the request is abandoned (its signal aborts it at the server).
+        Effect.raceFirst(Effect.catchAll(idle(live, timeout), () => Effect.fail(unknownOutcome))),
         Effect.map((result): Outcome => {
           // Read as JSON data (no undefined members), then bounded before it is kept.
           const text = JSON.stringify(result)
