@@ -63,6 +63,7 @@ export interface SessionOptions {
   readonly env?: Record<string, string>
   readonly pins?: PinFile
   readonly closed?: boolean
+  readonly keepAlive?: string
 }
 
 /** The SDK Client -> the proxy (in this process) -> the fixture server (a child). Closing the scope
@@ -78,6 +79,7 @@ export const session = (o: SessionOptions): Effect.Effect<Session, never, Scope.
       grant: o.grant,
       ...(o.pins === undefined ? {} : { pins: o.pins }),
       ...(o.closed === undefined ? {} : { closed: o.closed }),
+      ...(o.keepAlive === undefined ? {} : { keepAlive: o.keepAlive }),
       shutdownGrace: "20 seconds"
     }).pipe(
       Effect.scoped,

@@ -21,6 +21,11 @@
 // (`result_too_large`) but its tally is kept as a receipt, since the call ran and counted; and at
 // most `maxQueuedNotifications` of the server's notifications wait for a client that does not
 // read: past that they are dropped (and logged), never responses or requests, so the session goes on.
+//
+// Forms (MCP basic/utilities/progress): while the server waits on the client for an elicitation
+// or sampling answer (a person may be typing), every open tool call whose client gave a progress
+// token gets a progress notification each `keepAlive`, so a client that restarts its time limit on
+// progress keeps the call. Its value follows the last one seen under that token, so it increases.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Deferred, Duration, Effect, FiberSet, Option, Queue, Runtime, type Scope } from "effect"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
@@ -56,7 +61,14 @@ export interface ProxyOptions {
   readonly maxResultBytes?: number
   /** The most server notifications waiting to be relayed. Default MAX_QUEUED_NOTIFICATIONS. */
   readonly maxQueuedNotifications?: number
+  /** How often open tool calls get progress while a form is open. Default 15 seconds. */
+  readonly keepAlive?: Duration.DurationInput
 }
+
+/** The server's requests a person may take a while to answer. */
+const FORM_METHODS: ReadonlySet<string> = new Set(["elicitation/create", "sampling/createMessage"])
+/** The message of the proxy's own progress while a form is open. */
+export const FORM_WAITING = "waiting for an answer from the client (a form or sampling)"
 
 /** The default bound of a result passed on: under the 10 MiB line a stdio client reads. */
 export const MAX_RESULT_BYTES = 8 * 1024 * 1024
@@ -70,6 +82,8 @@ type Pending =
     readonly method: string
     readonly cursor: boolean
     readonly tool?: { readonly name: string; readonly call: JsonObject; readonly callId: string }
+    /** The client's progress token for this request, if it gave one. */
+    readonly progressToken?: string | number
     canceled: boolean
   }
   | { readonly tag: "own"; readonly answer: Deferred.Deferred<Message, RpcError> }
@@ -105,6 +119,10 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const drained = yield* Deferred.make<void>()
 
     const pending = new Map<number, Pending>()
+    /** The server's form requests (FORM_METHODS) the client has not answered. */
+    const forms = new Set<string>()
+    /** The last progress value the client was sent under each token. */
+    const lastProgress = new Map<string, number>()
     /** The client's open requests: the id the server knows them by, or "queued" (not yet sent). */
     const clientOpen = new Map<string, number | "queued">()
     const canceledQueued = new Set<string>()
@@ -144,7 +162,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       Effect.gen(function*() {
         const id = nextId++
         const method = m.method as string
-        pending.set(id, { tag: "client", clientId: m.id as RequestId, method, cursor: paramsOf(m).cursor !== undefined, canceled: false, ...extra })
+        const meta = paramsOf(m)._meta
+        const token = isJsonObject(meta) && (typeof meta.progressToken === "string" || typeof meta.progressToken === "number") ? meta.progressToken : undefined
+        pending.set(id, {
+          tag: "client", clientId: m.id as RequestId, method, cursor: paramsOf(m).cursor !== undefined, canceled: false,
+          ...(token === undefined ? {} : { progressToken: token }), ...extra
+        })
         clientOpen.set(idKey(m.id as RequestId), id)
         yield* toServer({ ...m, id })
       })
@@ -164,6 +187,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       }
       if (isResponse(m)) {
         serverOpen.delete(idKey(m.id as RequestId))
+        forms.delete(idKey(m.id as RequestId))
         return toServer(m)
       }
       if (isNotification(m) && m.method === "notifications/cancelled") {
@@ -317,12 +341,31 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         if (isRequest(m)) {
           if (clientClosed) return yield* toServer(errorAnswer(m.id as RequestId, INTERNAL, "mandate/client_gone", "the client has closed"))
           serverOpen.set(idKey(m.id as RequestId), m.id as RequestId)
+          if (FORM_METHODS.has(m.method as string)) forms.add(idKey(m.id as RequestId))
           return yield* toClient(m)
         }
         if (m.method === "notifications/tools/list_changed") stale = true
         if (isNotification(m)) queuedNotes--
+        if (m.method === "notifications/progress") {
+          const p = paramsOf(m)
+          if (typeof p.progress === "number" && (typeof p.progressToken === "string" || typeof p.progressToken === "number")) {
+            lastProgress.set(idKey(p.progressToken), p.progress)
+          }
+        }
         yield* toClient(m)
       })
+
+    // ----- forms: progress to the open tool calls while the client is answering one
+    const keepCallsAlive = Effect.suspend(() => {
+      if (forms.size === 0 || clientClosed) return Effect.void
+      const open = [...pending.values()].flatMap((p) =>
+        p.tag === "client" && p.tool !== undefined && !p.canceled && p.progressToken !== undefined ? [p.progressToken] : [])
+      return Effect.forEach(open, (token) => {
+        const progress = (lastProgress.get(idKey(token)) ?? 0) + 1
+        lastProgress.set(idKey(token), progress)
+        return toClient({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress, message: FORM_WAITING } })
+      }, { discard: true })
+    })
 
     // ----- shutdown
     const clientGone = Effect.gen(function*() {
@@ -330,6 +373,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       clientClosed = true
       for (const id of serverOpen.values()) yield* toServer(errorAnswer(id, INTERNAL, "mandate/client_gone", "the client has closed"))
       serverOpen.clear()
+      forms.clear()
       yield* checkDrained
       yield* Deferred.await(drained).pipe(Effect.timeoutOption(o.shutdownGrace ?? "60 seconds"))
       yield* Effect.promise(() => o.server.close().catch(() => undefined))
@@ -380,6 +424,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromClient), onClient)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), onServer)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(toolCalls), onToolCall)))
+    yield* FiberSet.run(fibers, Effect.forever(Effect.zipRight(Effect.sleep(o.keepAlive ?? "15 seconds"), keepCallsAlive)))
 
     yield* Effect.tryPromise({ try: () => o.server.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
     yield* Effect.tryPromise({ try: () => o.client.start(), catch: (e) => new RpcError({ message: `cannot start the client side: ${String(e)}` }) })
