@@ -52,6 +52,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "serve", description: "Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module", load: () => import("./writ-serve.js").then((m) => m.writServeCommand) },
       { name: "mcp-echo", description: "A minimal MCP server under Writ (stdio) with one tool, echo, that runs only under a Writ call", load: () => import("./writ-mcp.js").then((m) => m.writMcpEchoCommand) },
       { name: "mcp-proxy", description: "An MCP proxy (stdio) that signs each tools/call under a grant and passes back only verified results", load: () => import("./writ-mcp.js").then((m) => m.writMcpProxyCommand) },
+      { name: "mcp-gate", description: "Writ in front of a plain MCP server (stdio or Streamable HTTP): the gate enforces the grant and signs the tallies", load: () => import("./writ-mcp-gate.js").then((m) => m.writMcpGateCommand) },
       { name: "jws", description: "Wrap a Writ object as a compact JWS, or unwrap and verify one (Appendix D)", load: () => import("./writ-jws.js").then((m) => m.writJwsCommand) },
       { name: "approver", description: "Name the key that must approve a refused call (Appendix E): the issuer of the first writ that refuses it", load: () => import("./writ-approve.js").then((m) => m.writApproverCommand) },
       { name: "approve", description: "Sign the pinned approval writ, or re-issue your writ below it (Appendix E); writes the new chain", load: () => import("./writ-approve.js").then((m) => m.writApproveCommand) },

@@ -5,7 +5,7 @@
 //   mcp-echo  --key K --root DID [--store FILE] [--optional]
 //     a minimal MCP server under Writ with one tool, `echo`, that runs only under a Writ call
 //     (`--optional` lets a call without one run unenforced, with no tally).
-//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] -- SERVER ARGS...
+//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] [--allow METHOD]... -- SERVER ARGS...
 //     the proxy in front of the real server, started as a child.
 //   mcp-proxy --print-pins -- SERVER ARGS...
 //     lists the server's tools: each definition on stderr, to be read, and the pin file on stdout.
@@ -27,21 +27,21 @@ import { cliEnv } from "./io.js"
 
 /** Log lines on stderr only: stdout is the MCP stream. Every logger in place is replaced (the
  * runtime's pretty logger writes to stdout). */
-const onStderr = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const onStderr = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.locally(self, FiberRef.currentLoggers, HashSet.make(Logger.withConsoleError(Logger.logfmtLogger)))
 
-const fromServe = (e: ServeError): CliError => cliError(e.code, e.message, e.path)
-const fromRpc = (e: RpcError): CliError => cliError("mandate/server", e.message)
+export const fromServe = (e: ServeError): CliError => cliError(e.code, e.message, e.path)
+export const fromRpc = (e: RpcError): CliError => cliError("mandate/server", e.message)
 
 /** The client side on our own stdio: the client closing its input closes the transport. */
-const stdioToClient = (): StdioServerTransport => {
+export const stdioToClient = (): StdioServerTransport => {
   const transport = new StdioServerTransport()
   process.stdin.once("end", () => void transport.close())
   return transport
 }
 
 /** The environment the child server inherits (it may need its own configuration). */
-const childEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
+export const childEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"))
 
 export const writMcpEchoCommand = Command.make("mcp-echo", {
@@ -66,7 +66,7 @@ export const writMcpEchoCommand = Command.make("mcp-echo", {
   }).pipe(onStderr))
 )
 
-const readPins = (path: string) =>
+export const readPins = (path: string) =>
   Effect.flatMap(readJson(path), ({ value }) =>
     Effect.mapError(Schema.decodeUnknown(PinFile)(value), () => cliError("malformed", "a pin file maps tool names to pins (strings)", path)))
 
@@ -76,6 +76,7 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
   receipts: Options.text("receipts").pipe(Options.optional, Options.withDescription("JSON lines file where every verified tally is kept")),
   pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file: list and call only the tool definitions approved there")),
   closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
+  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. resources/read, or resources/*); others than tools/call are refused method_refused")),
   printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
   server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
 }, (o) =>
@@ -101,6 +102,7 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
       server,
       grant: chain,
       closed: o.closed,
+      allow: o.allow,
       ...(pins === undefined ? {} : { pins })
     })).pipe(
       Effect.catchTag("RpcError", (e) => Effect.fail(fromRpc(e))),

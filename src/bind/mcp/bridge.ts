@@ -23,6 +23,8 @@ import type { Proposal } from "../../yea/proposal.js"
 import { buildForm, checkState, judgeAnswer, makeCodec, makeMemoryApprovalStore, newState, type HashedPlan } from "../../yea/approval/index.js"
 import { bridgeTools, oneLine, type BridgeTool } from "./bridge-tools.js"
 import { errorResult, textResult } from "./render.js"
+import type { Extra } from "./context.js"
+import { FORM_TIMEOUT_MS, whileAsking } from "./keep-alive.js"
 
 export interface BridgeService {
   readonly client: YeaClientShape
@@ -106,7 +108,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
   }
 
   /** --approve-here: the typed phrase in the client, then a consent signed by the local principal. */
-  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string) =>
+  const approveHere = (t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string, extra?: Extra) =>
     Effect.gen(function* () {
       const signer = options.principal!
       const plans = proposals.map(asPlan)
@@ -117,7 +119,8 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
         // The state is sealed, opened, checked and its nonce consumed once per round, as mcp-ts does.
         const ih = key.split("\u0000")[1]
         const sealed = yield* codec.mint({ yea: yield* newState({ tool: t.tool, inputHash: ih, sub: "", plans: form.offered, round }) }, t.tool)
-        const answer = yield* Effect.promise(() => server.elicitInput({ mode: "form", message: form.message, requestedSchema: form.requestedSchema as never }).catch(() => undefined))
+        const answer = yield* whileAsking(extra, Effect.promise(() =>
+          server.elicitInput({ mode: "form", message: form.message, requestedSchema: form.requestedSchema as never }, { timeout: FORM_TIMEOUT_MS }).catch(() => undefined)))
         const state = yield* checkState(((yield* codec.open(sealed, t.tool)) as { yea?: unknown }).yea, { tool: t.tool, inputHash: ih, sub: "", now: yield* unixSeconds })
         if (!(yield* store.consumeOnce(state.nonce, state.exp))) return Option.some(errorResult(["✗ refused: this approval was already used; nothing ran"]))
         const verdict = yield* Effect.either(judgeAnswer(state, answer as never, plans, { deny, outOfBand: "high" }, {}))
@@ -138,7 +141,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       }
     })
 
-  const intent = (t: BridgeTool, s: BridgeService, args: Record<string, unknown>) =>
+  const intent = (t: BridgeTool, s: BridgeService, args: Record<string, unknown>, extra?: Extra) =>
     Effect.gen(function* () {
       const { goal, preview, proposal, ...params } = args
       if (deny.includes(t.name) || deny.includes(`${s.id}/${t.name}`)) return errorResult([`✗ denied: your policy never allows ${t.name}`])
@@ -173,7 +176,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string)
       pending.set(key, { service: s, proposals: mine })
       if (options.principal !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined) {
-        const done = yield* approveHere(t, s, mine, key)
+        const done = yield* approveHere(t, s, mine, key, extra)
         if (Option.isSome(done)) {
           pending.delete(key)
           return done.value
@@ -219,7 +222,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     ]
   }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const args = (req.params.arguments ?? {}) as Record<string, unknown>
     const run = (eff: Effect.Effect<CallToolResult, unknown, RandomBytes>) =>
       Runtime.runPromise(rt)(eff.pipe(Effect.catchAll((e) => Effect.succeed(errorResult([`✗ ${typeof e === "object" && e !== null && "reason" in e ? String((e as { reason: unknown }).reason) : "error"}: ${e instanceof Error ? e.message : String((e as { message?: unknown })?.message ?? e)}`])))))
@@ -234,7 +237,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     const s = t === undefined ? undefined : serviceOf(t.service)
     if (t === undefined || s === undefined) return errorResult([`✗ no such tool ${oneLine(name)}`])
     if (t.kind === "ask") return run(Effect.map(s.client.ask(t.name, args), asResult))
-    return run(intent(t, s, args))
+    return run(intent(t, s, args, extra))
   })
   return { server, skipped, tools: tools.map((t) => t.tool) }
 })

@@ -18,6 +18,7 @@ import { runJobCall } from "./call.js"
 import type { Applied, JobDefinition, JobPlan, PlanOutcome } from "./job-types.js"
 import type { ApprovalContext, Extra } from "./context.js"
 import { errorResult, receiptLines, safe, textResult } from "./render.js"
+import { FORM_TIMEOUT_MS } from "./keep-alive.js"
 
 type Shape = Record<string, z.ZodType>
 
@@ -73,7 +74,7 @@ const splitPreview = (args: unknown): { input: Record<string, unknown>; preview:
 const callbacks = (server: McpServer) => ({
   canElicit: () => server.server.getClientCapabilities()?.elicitation?.form !== undefined,
   elicit: (message: string, requestedSchema: Record<string, unknown>) =>
-    server.server.elicitInput({ mode: "form", message, requestedSchema: requestedSchema as never }) as Promise<{ action: string; content?: Record<string, unknown> }>
+    server.server.elicitInput({ mode: "form", message, requestedSchema: requestedSchema as never }, { timeout: FORM_TIMEOUT_MS }) as Promise<{ action: string; content?: Record<string, unknown> }>
 })
 
 const jobResult = (a: Applied): CallToolResult =>

@@ -15,16 +15,20 @@ export const mcpReasonCodes = [
   "unreachable_server",
   "unpinned_tool",
   "tool_changed",
-  "unbound_argument"
+  "unbound_argument",
+  "method_refused",
+  "result_too_large"
 ] as const
 
 /**
  * The binding's implementation codes (section 11, last paragraph: namespaced): a tool call naming
- * no tool of the server's set, and a request the proxy answers itself when its client has gone.
+ * no tool of the server's set, a request the proxy answers itself when its client has gone, and a
+ * server's request that a peer listing tools on its own (`--print-pins`) does not serve.
  */
 export const UNKNOWN_TOOL = "mandate/unknown_tool"
 export const CLIENT_GONE = "mandate/client_gone"
-export const McpImplementationCode = Schema.Literal(UNKNOWN_TOOL, CLIENT_GONE)
+export const NOT_SUPPORTED = "mandate/not_supported"
+export const McpImplementationCode = Schema.Literal(UNKNOWN_TOOL, CLIENT_GONE, NOT_SUPPORTED)
 export type McpImplementationCode = typeof McpImplementationCode.Type
 
 /** The one union of the binding's codes. */
@@ -84,6 +88,18 @@ export class UnboundArgument extends Schema.TaggedError<UnboundArgument>()("Unbo
   message: Schema.String
 }) {}
 
+/** A request whose method the grant does not govern and no `--allow` names (methods.ts). */
+export class MethodRefused extends Schema.TaggedError<MethodRefused>()("MethodRefused", {
+  reason: Schema.Literal("method_refused"),
+  message: Schema.String
+}) {}
+
+/** A verified result past the proxy's bound: not passed on, its tally kept as a receipt. */
+export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("ResultTooLarge", {
+  reason: Schema.Literal("result_too_large"),
+  message: Schema.String
+}) {}
+
 export const missingCall = (message: string) => new MissingCall({ reason: "missing_call", message })
 export const unenforcedServer = (message: string) => new UnenforcedServer({ reason: "unenforced_server", message })
 export const missingTally = (message: string) => new MissingTally({ reason: "missing_tally", message })
@@ -92,6 +108,8 @@ export const unreachableServer = (message: string) => new UnreachableServer({ re
 export const unpinnedTool = (message: string) => new UnpinnedTool({ reason: "unpinned_tool", message })
 export const toolChanged = (message: string) => new ToolChanged({ reason: "tool_changed", message })
 export const unboundArgument = (path: string, message: string) => new UnboundArgument({ reason: "unbound_argument", path, message })
+export const methodRefused = (message: string) => new MethodRefused({ reason: "method_refused", message })
+export const resultTooLarge = (message: string) => new ResultTooLarge({ reason: "result_too_large", message })
 
 /** Every failure of the binding's client side that is not a Writ check. */
 export type McpClientError = UnenforcedServer | MissingTally | ResultMismatch

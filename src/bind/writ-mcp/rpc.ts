@@ -6,6 +6,7 @@ import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from "@modelcontextproto
 import { Data, Duration, Effect, FiberSet } from "effect"
 import * as Correlator from "../../kernel/correlator.js"
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+import { NOT_SUPPORTED } from "./reason.js"
 
 export type RequestId = string | number
 export type Message = JsonObject
@@ -36,10 +37,20 @@ export const send = (transport: Transport, message: Message): Effect.Effect<void
 
 export class RpcError extends Data.TaggedError("RpcError")<{ readonly message: string }> {}
 
+/** The capabilities a real client declares (roots, sampling, form elicitation). A server may offer
+ * tools only to a client that can serve them (server-everything lists its roots, sampling and
+ * elicitation tools only then), so `--print-pins` and the gate's own connection declare these, and
+ * pin and list what such a client is offered. */
+export const CLIENT_CAPABILITIES = {
+  roots: { listChanged: true },
+  sampling: {},
+  elicitation: { form: {} }
+} as const
+
 /** What the proxy says about itself when it initializes a server on its own. */
 export const initializeParams = (name: string): JsonObject => ({
   protocolVersion: LATEST_PROTOCOL_VERSION,
-  capabilities: {},
+  capabilities: CLIENT_CAPABILITIES,
   clientInfo: { name, version: "0.1.0" }
 })
 
@@ -60,6 +71,15 @@ export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = 
     let next = 1
     transport.onmessage = (m) => {
       const msg = m as unknown as Message
+      // The server's own requests (it may ask a client that declared roots for them): no roots,
+      // and nothing else this peer can do.
+      if (isRequest(msg)) {
+        const answer: Message = msg.method === "roots/list"
+          ? { jsonrpc: "2.0", id: msg.id as RequestId, result: { roots: [] } }
+          : errorAnswer(msg.id as RequestId, -32601, NOT_SUPPORTED, `${String(msg.method)} is not answered while listing tools`)
+        run(send(transport, answer))
+        return
+      }
       if (isResponse(msg)) run(waiting.complete(idKey(msg.id as RequestId), msg))
     }
     transport.onclose = () => void run(waiting.close(new RpcError({ message: "the server exited" })))

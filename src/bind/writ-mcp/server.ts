@@ -75,7 +75,7 @@ const canonicalOf = (v: unknown, path: string): Effect.Effect<string, WritError>
   Effect.try({ try: () => encodeCanonical(v as Json, "utf16"), catch: () => writError("malformed", path, "not a JSON value") })
 
 /** Adoption.md 2a: the signed call and the tool call are the same operation on the same bytes. */
-const matchCall = (tool: string, args: JsonObject, call: unknown): Effect.Effect<JsonObject, WritError> =>
+export const matchCall = (tool: string, args: JsonObject, call: unknown): Effect.Effect<JsonObject, WritError> =>
   Effect.gen(function*() {
     if (!isJsonObject(call)) return yield* Effect.fail(writError("malformed", CALL_META, "the call is not a JSON object"))
     if (call.op !== toolOp(tool)) return yield* Effect.fail(writError("malformed", "op", `the call's op is not ${toolOp(tool)}`))
