@@ -111,12 +111,12 @@ const problemOf = (proposed: unknown): ActionProblem => {
   const metadata = member(proposed, "metadata")
   if (typeof metadata === "object" && metadata !== null && jsonProblem(metadata) !== undefined) return "non_json_metadata"
   const value = member(proposed, "value")
-  const usd: ReadonlyArray<readonly [unknown, Schema.Schema<string, string>]> = [
-    [member(member(proposed, "estimate"), "usd"), UsdNonNegative as unknown as Schema.Schema<string, string>],
-    [member(value, "expected_gain_usd"), Usd as unknown as Schema.Schema<string, string>],
-    [member(value, "uncertainty_usd"), UsdNonNegative as unknown as Schema.Schema<string, string>]
+  const usd: ReadonlyArray<readonly [unknown, (u: unknown) => boolean]> = [
+    [member(member(proposed, "estimate"), "usd"), Schema.is(UsdNonNegative)],
+    [member(value, "expected_gain_usd"), Schema.is(Usd)],
+    [member(value, "uncertainty_usd"), Schema.is(UsdNonNegative)]
   ]
-  if (usd.some(([v, s]) => typeof v === "string" && !Schema.is(s)(v))) return "invalid_usd"
+  if (usd.some(([v, valid]) => typeof v === "string" && !valid(v))) return "invalid_usd"
   const t = member(proposed, "tokens_estimate")
   const parts = ["uncached_input", "cached_input", "output", "reasoning", "total"].map((k) => member(t, k))
   if (parts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {
