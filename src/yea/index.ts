@@ -9,7 +9,6 @@
 // Lens, budgets  lens/        section 9 renderings, section 8 estimate, fitting and EXPAND
 // Frames         frame.ts ndjson.ts   §2 frames, one Schema per verb and reply kind; NDJSON lines
 // Runtime        state.ts (stores) params.ts (§4.1.1) service/ (the service side) client.ts inproc.ts
-// Examples       examples/   the calendar and the shop of the demo and the benchmarks
 // Conformance    conformance.ts   `mandate yea conformance DIR`
 export { ConsentRequest, yeaError, YeaError, YeaReason } from "./reason.js"
 export { canonical, canonicalBytes, readCanonical } from "./canonical.js"
@@ -58,5 +57,4 @@ export { checkParams } from "./params.js"
 export { ask, intent, makeService, plans } from "./service/index.js"
 export { type ClientOptions, lensForModel, makeClient, type YeaClientShape, type YeaConnection } from "./client.js"
 export { connectInProcess } from "./inproc.js"
-export * as Examples from "./examples/index.js"
 export * as Lens from "./lens/index.js"

@@ -15,11 +15,11 @@ const fixture: Record<string, ReadonlyArray<string>> = JSON.parse(
 const isModule = (v: unknown): v is Record<string, unknown> =>
   Object.prototype.toString.call(v) === "[object Module]"
 
-/** The run-time names of `mod`, sorted; a nested namespace's members as `Ns.name` (one level). */
-const namesOf = (mod: Record<string, unknown>, nested: boolean): Array<string> =>
+/** The run-time names of `mod`, sorted; a nested namespace's members as `Ns.name`, at any depth. */
+const namesOf = (mod: Record<string, unknown>, nested: boolean, prefix = ""): Array<string> =>
   Object.keys(mod).flatMap((k) => {
     const v = mod[k]
-    return nested && isModule(v) ? [k, ...Object.keys(v).map((n) => `${k}.${n}`)] : [k]
+    return nested && isModule(v) ? [prefix + k, ...namesOf(v, true, `${prefix}${k}.`)] : [prefix + k]
   }).sort()
 
 const subpaths: Record<string, () => Promise<Record<string, unknown>>> = {
