@@ -35,7 +35,7 @@ const post = (agent: Http.Agent, url: string, body: JsonObject): Promise<Answer>
 const tallyOf = (a: Answer): JsonObject => (JSON.parse(a.bytes.toString()) as { tally: JsonObject }).tally
 const codeOf = (t: JsonObject) => (t.err as { code?: string } | null)?.code ?? null
 
-describe("SIGKILL under load (issue 3, Done when)", () => {
+describe("SIGKILL under load", () => {
   let server: ServeProcess | undefined
   afterAll(async () => {
     await server?.kill()

@@ -54,7 +54,7 @@ const goodCall = (url: string) =>
 
 const statusLine = (s: string) => s.split("\r\n")[0]
 
-describe("listener timeouts (issue 11 item 6)", () => {
+describe("listener timeouts", () => {
   it.scopedLive("drops a slowloris client, a slow body and an idle connection while a good client is served", () =>
     Effect.gen(function*() {
       const srv = yield* serveScoped({
@@ -107,7 +107,7 @@ describe("listener timeouts (issue 11 item 6)", () => {
     }), 30_000)
 })
 
-describe("connection cap (issue 11 item 6)", () => {
+describe("connection cap", () => {
   it.scopedLive("closes connections past the cap at accept, unread, and serves again once one closes", () =>
     Effect.gen(function*() {
       const srv = yield* serveScoped({

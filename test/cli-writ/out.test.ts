@@ -15,7 +15,7 @@ const folder = Effect.gen(function*() {
 })
 
 layer(NodeContext.layer)((it) => {
-  describe("issue 11 item 9: --out refuses an existing file unless --force and never follows a symlink", () => {
+  describe("--out refuses an existing file unless --force and never follows a symlink", () => {
     it.scoped("writes a new file; refuses an existing one; --force replaces it", () =>
       Effect.gen(function*() {
         const { fs, p } = yield* folder

@@ -36,7 +36,7 @@ const failureOf = (answer: string) =>
 const ack = (inner: string) => `{"iss":"did:key:z6Mk","out":"x",${inner}"typ":"ack"}`
 const tally = (inner: string) => `{"call":"c","st":"done",${inner}"typ":"tally"}`
 
-describe("issue 11 item 8: strict reading on the writ send path", () => {
+describe("strict reading (section 1.1) on the writ send path", () => {
   it.scoped("strict reading on the writ send path blames the embedded object that holds a duplicate member", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [string, string]> = [

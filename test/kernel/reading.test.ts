@@ -28,7 +28,7 @@ const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
   )
 })).v
 
-describe("readJson spans (issue 13 item 1)", () => {
+describe("readJson spans", () => {
   it("takes a canonical text as its own canonical form, and cuts `sig` out of it exactly", () => {
     const text = '{"a":[1,{"b":"x"}],"sig":"AAAA","typ":"writ","v":1}'
     const r = read(text)

@@ -21,7 +21,7 @@ const retainedBytes = () => {
 }
 
 describe("VerificationCache", () => {
-  it.effect("its plain form and its Effects share one store (issue 13 item 1: verifiers read it once, then call it plainly)", () =>
+  it.effect("its plain form and its Effects share one store (verifiers read it once, then call it plainly)", () =>
     Effect.gen(function* () {
       const cache = VerificationCache.make({ maxBytes: 1 << 20 })
       // A check remembered plainly is seen as passed by the Effect, and the other way round.
@@ -56,7 +56,7 @@ describe("VerificationCache", () => {
       expect((yield* cache.stats).keysJudged).toBe(2)
     }))
 
-  it.effect("never decodes, copies or keeps a string that is not did:key-shaped (issue 11 item 2)", () =>
+  it.effect("never decodes, copies or keeps a string that is not did:key-shaped", () =>
     Effect.gen(function* () {
       const cache = VerificationCache.make({ maxBytes: 1 << 20 })
       const long = "did:key:z" + "6Mk" + "A".repeat(50_000 - 3)

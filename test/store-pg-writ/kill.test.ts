@@ -32,7 +32,7 @@ const post = (agent: Http.Agent, url: string, body: JsonObject): Promise<Answer>
 const tallyOf = (a: Answer): JsonObject => (JSON.parse(a.bytes.toString()) as { tally: JsonObject }).tally
 const codeOf = (t: JsonObject) => (t.err as { code?: string } | null)?.code ?? null
 
-describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key (issue 13 item 4)", () => {
+describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key", () => {
   const workers: Array<ServeProcess | undefined> = []
   afterAll(async () => {
     for (const w of workers) await w?.kill()

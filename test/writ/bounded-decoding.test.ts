@@ -30,7 +30,7 @@ const refusal = <A, E extends { reason: string; path?: string }>(check: Effect.E
     return { reason: e.reason, path: e.path, keysDecoded: (yield* cache.stats).keysJudged }
   })
 
-describe("a did:key far longer than any key (issue 11 item 2)", () => {
+describe("a did:key far longer than any key", () => {
   it("is 50,000 base58 characters after did:key:z", () => expect(longKey.length - "did:key:z".length).toBe(50_000))
 
   it.effect("in a call's from: bad_key at from, nothing decoded (section 7 step 1)", () =>

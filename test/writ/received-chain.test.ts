@@ -60,7 +60,7 @@ const outcome = (bytes: Uint8Array, cache: VerificationCacheShape | undefined): 
 
 const bytesOf = (s: string) => Buffer.from(s, "utf8")
 
-describe("a chain as received, held by the VerificationCache (issue 13 item 1)", () => {
+describe("a chain as received, held by the VerificationCache", () => {
   const chain = chainOf(3, "held/a")
   const first = bytesOf(callText(chain, "held/a/call0"))
   const chainStart = first.indexOf('"chain":') + '"chain":'.length

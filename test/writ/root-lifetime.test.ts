@@ -16,7 +16,7 @@ const verifyAt = (now: number) => Effect.map(verifyCall(w.call.call.json, { now 
 const reason = <A>(e: Effect.Effect<A, { reason: string; path?: string }>) =>
   Effect.match(e, { onFailure: (f) => `${f.reason} at ${f.path}`, onSuccess: () => "accepted" })
 
-describe("section 12: a root more than 24 hours ahead (issue 11 item 7)", () => {
+describe("section 12: a root more than 24 hours ahead", () => {
   it("is 24 hours by default", () => expect(DEFAULT_ROOT_LIFETIME_SECONDS).toBe(DAY))
 
   it.effect("the verifier refuses it with expired at the root's exp, and accepts a root exactly 24 hours ahead", () =>
