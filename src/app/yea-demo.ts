@@ -1,4 +1,4 @@
-// `mandate yea demo` (issue 7, item 8): one agent, the example calendar and shop, and the whole flow
+// `mandate yea demo`: one agent, the example calendar and shop, and the whole flow
 // on a transport: HELLO, ASK, INTENT, consent_required, approve, COMMIT, a replayed COMMIT, UNDO,
 // an auto-commit inside policy, EXPAND, and a refusal for each caveat kind. Every step prints what
 // the agent reads (the hardened Lens of the reply) and checks its expectation; the result lists the

@@ -1,4 +1,4 @@
-// The decision ledger (issue 9; seed 003), by concept:
+// The decision ledger (seed 003), by concept:
 //   model.ts        Action, Cost, TokenUsage, Decision, Directive, Outcome, ValueEstimate
 //   reason.ts       the closed union of reason codes and LedgerError
 //   usd.ts          exact decimal USD (nano-dollars)          json.ts  plain-JSON metadata

@@ -1,4 +1,4 @@
-// The ledger's data model, one Effect Schema each (issue 9 item 1; seed "Action, Cost, and
+// The ledger's data model, one Effect Schema each (seed "Action, Cost, and
 // TokenUsage", "Outcome", "Value estimate and estimator state"). Wire names are snake_case, as in
 // the JSONL ledger; amounts of USD are exact decimal strings (usd.ts).
 import { Effect, Schema } from "effect"
@@ -12,7 +12,7 @@ export const Id = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:@/+=-]{1,128}
 /** An action kind, e.g. `llm_call`, `tool.search`, `verify`: a short lowercase name. */
 export const Kind = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_.-]{0,47}$/)).annotations({ identifier: "Kind" })
 
-/** The kind whose actions may draw on the verification reserve (issue 9 item 2). */
+/** The kind whose actions may draw on the verification reserve. */
 export const VERIFY_KIND = "verify"
 
 const Count = Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))

@@ -1,4 +1,4 @@
-// Issue 11 item 6, section 12 (Denial of service): every listener has header, body and idle
+// Section 12 (Denial of service): every listener has header, body and idle
 // timeouts and a connection cap. A slowloris client (headers a byte at a time), a slow body and an
 // idle connection are each dropped by the server, while a good client is served throughout; a
 // connection past the cap is closed at accept, unread, and the listener serves again once one

@@ -1,4 +1,4 @@
-// Issue 11 item 9: `--out` never overwrites a file unless `--force`, and never writes through a
+// `--out` never overwrites a file unless `--force`, and never writes through a
 // symbolic link (writ-io.ts `writeJson`, shared by issue, delegate, call, revoke and send), on the
 // real file system in a scoped temporary folder.
 import { NodeContext } from "@effect/platform-node"

@@ -1,4 +1,4 @@
-// Issue 11 item 3: the verification cache is a service, bounded in bytes, whose keys are copies.
+// The verification cache is a service, bounded in bytes, whose keys are copies.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { setFlagsFromString } from "node:v8"

@@ -1,4 +1,4 @@
-// Issue 13 item 4: the kill test against 3 `writ serve` workers on one PostgreSQL schema, serving
+// The kill test against 3 `writ serve` workers on one PostgreSQL schema, serving
 // one executor key. A seeded load of count, total and plain calls, retries and revokes goes to the
 // workers in turn (as a balancer in front of one address would send it) while a seeded random
 // worker is killed with SIGKILL at a seeded random moment and restarted, KILLS times. Afterwards:

@@ -1,4 +1,4 @@
-// Issue 11 item 2: every encoded field is bounded by what its type allows before anything is
+// Every encoded field is bounded by what its type allows before anything is
 // decoded. A did:key of 50,000 base58 characters in a call's `from`, a revoke's `iss` or a writ's
 // `iss` is refused `bad_key` (sections 1.3, 11) without the did:key decoder ever being reached:
 // the verification cache counts every key it decodes, and it counts none.

@@ -1,4 +1,4 @@
-// Issue 11 item 7, section 12 ("Time"): a root whose `exp` is more than 24 hours ahead is refused
+// Section 12 ("Time"): a root whose `exp` is more than 24 hours ahead is refused
 // with reason `expired` by default, by the verifier (section 7 step 4 as `verify_call` runs it) and
 // by the executor; the limit is configurable (RootLifetime) and can be lifted.
 import { describe, expect, it } from "@effect/vitest"

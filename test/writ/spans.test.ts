@@ -1,4 +1,4 @@
-// Issue 12 item 7: the public verification entry points are spans a tracer sees, with the call's
+// The public verification entry points are spans a tracer sees, with the call's
 // and the leaf writ's identities as attributes, and verifyCall's log lines annotated with them.
 import { NodeSdk } from "@effect/opentelemetry"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"

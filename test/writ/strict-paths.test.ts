@@ -1,4 +1,4 @@
-// Issue 11 item 8: strict reading (section 1.1) on every path. A repeated member or a lone
+// Strict reading (section 1.1) on every path. A repeated member or a lone
 // surrogate inside an object embedded in an ack body, a chain or a tally is `noncanonical` for the
 // object that holds it, on the ack-checking path (section 9.4 steps 2 to 5) and in the conformance
 // runner, never a semantic reason found later. The bodies below are built so that a lenient reader

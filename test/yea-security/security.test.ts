@@ -1,4 +1,4 @@
-// Security regressions (issue 7, item 9): one test per finding of the security review in
+// Security regressions: one test per finding of the security review in
 // ../shared/reference/yea/design.md ("Security review"), named after it, and one for the advisory it
 // mentions (GHSA-8mvj-4xpr-rmqw). Each test shows the attack refused here, with its §7 code.
 import { describe, expect, it } from "@effect/vitest"

@@ -1,4 +1,4 @@
-// Issue 7, "Done when": 200 concurrent COMMITs against one `total` never exceed it, and an auto
+// 200 concurrent COMMITs against one `total` never exceed it, and an auto
 // frame replayed 1,000 times commits once, on SQLite and on PostgreSQL (and in memory).
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"

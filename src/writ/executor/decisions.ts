@@ -1,5 +1,5 @@
-// Section 7's decisions as events for the decision ledger (issue 9 item 9: "the Writ executor's
-// decisions (accepted, refused with its reason, consumed count/total)"). The executor publishes to
+// Section 7's decisions as events for the decision ledger (accepted, refused with its
+// reason, the count and total consumed). The executor publishes to
 // accounting's DecisionEvents and never imports the ledger (DESIGN.md); publishing never fails a
 // call (a sink logs its own failures).
 import { Effect } from "effect"

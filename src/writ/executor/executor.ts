@@ -97,7 +97,7 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
   })
 
 /** Runs `self` with what the executor owns and was configured with when it was built: its
- * verification cache (issue 11 item 3) and section 12's root lifetime, whoever calls it. */
+ * verification cache and section 12's root lifetime, whoever calls it. */
 const owned = <A, E>(env: StepEnv<"cache" | "rootLifetime">, self: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   self.pipe(Effect.provideService(VerificationCache, env.cache), Effect.provideService(RootLifetime, env.rootLifetime))
 

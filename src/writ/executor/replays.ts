@@ -1,4 +1,4 @@
-// Replays answered from a lookup (issue 13 item 3): a call whose exact bytes were fully verified
+// Replays answered from a lookup: a call whose exact bytes were fully verified
 // and answered with a final tally is answered again from the table of replay-table.ts, with no
 // cryptography and no write beyond the bounded audit (section 9.3), but only when full processing
 // would give the same answer. Section 7 puts steps 4 (expiry), 5 (root acceptance), 7 (revocation)

@@ -138,12 +138,12 @@ export interface ExecutorServices {
   readonly delegations: Context.Tag.Service<DelegationStore>
   readonly acks: Context.Tag.Service<AckStore>
   readonly auditLog: Context.Tag.Service<AuditLog>
-  /** Decoded keys and passed signature checks, owned by this executor (issue 11 item 3). */
+  /** Decoded keys and passed signature checks, owned by this executor. */
   readonly cache: Context.Tag.Service<VerificationCache>
   /** Section 12's limit on a root's remaining lifetime, as configured when the executor was built. */
   readonly rootLifetime: Context.Tag.Service<RootLifetime>
   /**
-   * Where section 7's decisions are published (issue 9 item 9): the DecisionEvents in context when
+   * Where section 7's decisions are published: the DecisionEvents in context when
    * the executor was built, optional (none: dropped), so a ledger is chosen by the composition root.
    */
   readonly decisions: DecisionEventsService
