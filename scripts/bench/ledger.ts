@@ -48,7 +48,7 @@ export const run = async (args: ReadonlyArray<string>) => {
     for (const [label, rate] of [["guarded, 1 in flight", report.seq], ["guarded, 16 in flight", report.par]] as const) {
       console.log(`  ${label.padEnd(24)} ${rate.toFixed(0).padStart(7)}/s  (ratio to 1-row tx ${(rate / report.oneRow).toFixed(3)})`)
     }
-    // The one summary line issue 9 names: guarded actions per second beside the same run's baseline.
+    // The one summary line: guarded actions per second beside the same run's baseline.
     const best = Math.max(report.seq, report.par)
     console.log(`ledger: ${best.toFixed(0)} guarded actions/s on SQLite beside ${report.oneRow.toFixed(0)} one-row transactions/s in the same run (ratio ${(best / report.oneRow).toFixed(3)})`)
   } finally {

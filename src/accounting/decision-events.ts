@@ -1,5 +1,5 @@
-// The decision events every protocol publishes (issue 9 item 9: "one ledger for all three
-// protocols"). A protocol never imports the ledger (DESIGN.md): Writ's executor and the YEA runtime
+// The decision events every protocol publishes (one ledger for all three
+// protocols). A protocol never imports the ledger (DESIGN.md): Writ's executor and the YEA runtime
 // publish what they allowed, refused and spent to this service, and the decision ledger provides a
 // Layer that subscribes (src/ledger/subscriber.ts) and writes each event as a ledger line. The
 // default Layer drops them, so a protocol runs unchanged with no ledger configured.

@@ -3,7 +3,7 @@
 //   postgres://...#SCHEMA            PostgreSQL, for many workers (the schema isolates a deployment);
 // and the Layers that open it: Reservations, Atomic, the LedgerStore and, once created, the writer;
 // and `recordDecisions`, the DecisionEvents Layer a composition root (writ serve, the demos) gives a
-// protocol so that its decisions land in the ledger (issue 9 item 9). A safe_telemetry ledger's
+// protocol so that its decisions land in the ledger. A safe_telemetry ledger's
 // pseudonym key is found outside the store (ledger-key.ts) and given to the writer as LedgerKey.
 import type { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"

@@ -82,7 +82,7 @@ export interface ServeOptions {
   readonly publicUrl?: string
   /**
    * A decision ledger (a SQLite file other than `storeFile`, or postgres://...#schema) that
-   * receives every section 7 decision (issue 9 item 9); created local_full when absent.
+   * receives every section 7 decision; created local_full when absent.
    */
   readonly ledger?: string
 }
@@ -95,7 +95,7 @@ export interface RunningExecutor {
   readonly resolved: number
 }
 
-/** A startup failure of the store, naming its file (issue 11 item 9). */
+/** A startup failure of the store, naming its file. */
 const storeUnavailable = (storeFile: string) => (e: { readonly message: string }): ServeError =>
   new ServeError({ code: "mandate/store_unavailable", path: storeFile, message: e.message })
 

@@ -73,6 +73,8 @@ const placeholder = (p: Prim, pseudo: Option.Option<string>): string | undefined
   if (p._tag === "Bool") return undefined
   if (Option.isSome(pseudo)) return pseudo.value
   if (p._tag === "Choice") return (p.alternatives ?? []).map(([name]) => name).join("|")
+  // Unavoidable: `Prim` is our narrow view of @effect/cli's internal instruction; the library's
+  // getTypeName takes its own (opaque) Primitive, which this value is at run time.
   const type = Primitive.getTypeName(p as unknown as Primitive.Primitive<unknown>)
   const names: Record<string, string> = { integer: "N", float: "NUMBER", file: "FILE", directory: "DIR", path: "PATH", text: "TEXT", date: "DATE" }
   return names[type] ?? type.toUpperCase()
@@ -141,5 +143,7 @@ const modelOf = (d: Desc): CommandModel => {
   }
 }
 
-/** The help model of a declared command (and of its own subcommands, if it has any). */
+/** The help model of a declared command (and of its own subcommands, if it has any). Unavoidable
+ * cast: @effect/cli types the descriptor opaquely; `Desc` is the internal shape of the pinned
+ * version, narrowed to what the help reads. */
 export const commandModel = (command: AnyCommand): CommandModel => modelOf(command.descriptor as unknown as Desc)

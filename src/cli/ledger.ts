@@ -1,4 +1,4 @@
-// `mandate ledger init|record|stats|export|verify|replay` (issue 9 item 10). WHERE is a SQLite file
+// `mandate ledger init|record|stats|export|verify|replay`. WHERE is a SQLite file
 // or postgres://...#schema (ledger-open.ts); `--ledger NAME` picks one ledger in the store. Every
 // failure prints one line with its reason code and exits 1. Long exports and replays draw a progress
 // bar on stderr when it is a terminal.

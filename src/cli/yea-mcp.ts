@@ -1,4 +1,4 @@
-// `mandate yea mcp URL...` (the bridge, below) and `mandate yea mcp-example`: the example billing MCP server with job tools (src/bind/mcp), on stdio
+// `mandate yea mcp URL...` (the bridge, below) and `mandate yea mcp-example`: the example billing MCP server with job tools (src/examples/billing-mcp.ts, on src/bind/mcp), on stdio
 // (default) or Streamable HTTP on 127.0.0.1, with the approval store in memory or a SQLite file
 // shared with `mandate yea approve`. The start-up line goes to stderr (stdout is the stdio transport).
 // Keys are key files (key-options.ts), never seeds on the command line.
@@ -9,7 +9,7 @@ import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeBridge } from "../bind/mcp/bridge.js"
 import { connect } from "../bind/yea-connect/index.js"
 import { makeClient } from "../yea/client.js"
-import { billingServer, newBook } from "../bind/mcp/example.js"
+import { billingServer, newBook } from "../examples/billing-mcp.js"
 import { makeApprovals } from "../bind/mcp/context.js"
 import { serveHttp, serveStdio, subOf } from "../bind/mcp/serve.js"
 import { memoryApprovalStore, randomCodecLayer, type Tightening } from "../yea/approval/index.js"

@@ -11,8 +11,8 @@
 //   server.ts       the HttpRouter, the Host and Origin checks   body.ts  a body read with its bound
 //   listen.ts       serving on loopback, with a connection cap per peer and idle timeouts
 //   web/            the page's source (browser code)
-export * from "./reason.js"
-export * from "./api.js"
+export { consoleError, ConsoleError, ConsoleReason } from "./reason.js"
+export { AuditPage, AuditRowView } from "./api.js"
 export { ConsoleStore, makeConsoleStore, whereOf } from "./audit.js"
 export { narrowing, treeView, writView } from "./tally-view.js"
 export { ledgerView, linesPage, type LedgerSources } from "./ledger-view.js"

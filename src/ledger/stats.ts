@@ -1,4 +1,4 @@
-// `mandate ledger stats` (issue 9 item 9): one record of everything the agents were allowed,
+// `mandate ledger stats`: one record of everything the agents were allowed,
 // refused and spent, grouped by protocol, principal and reason, with a plain-language summary.
 import { Effect, Stream } from "effect"
 import type { LedgerEvent } from "./events.js"

@@ -1,4 +1,4 @@
-// Issue 9 item 10: the progress bar of long exports and replays (only on a terminal, counted in
+// The progress bar of long exports and replays (only on a terminal, counted in
 // items), and the plain-language summary that ends `mandate ledger stats`.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"

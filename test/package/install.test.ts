@@ -1,4 +1,4 @@
-// Issue 15: the package a user installs. dist/ is built (ensureBuilt), packed and installed from
+// The package a user installs. dist/ is built (ensureBuilt), packed and installed from
 // the tarball into a fresh project offline (pack.ts); there, (a) a plain .mjs imports `mandate` on
 // Node with no loader and verifies a writ, and the library example of docs/library.md runs as JavaScript,
 // (b) `npx mandate writ verify` checks a conformance corpus writ, from another directory and

@@ -1,4 +1,4 @@
-// Issue 11 item 5: audit growth is bounded on the call path. What an unauthenticated request can
+// Audit growth is bounded on the call path. What an unauthenticated request can
 // make the executor store is bounded: unverified fields are cut to a prefix and a hash, and the
 // audit rows for refusals of requests that did not authenticate are limited per peer (section 9.3,
 // as revoke intake is), the refusals past the limit counted in one summary row.

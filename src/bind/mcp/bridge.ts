@@ -53,7 +53,7 @@ const CONSENT_LINE = "Ask the user to run `mandate yea approve <code>` where the
 const lens = (reply: unknown) => lensReplyHardened(reply).split("\n")
 /** A reply as a tool result: an ERROR is `isError`; everything else is Lens text with the frame as data. */
 const asResult = (reply: FinalReply): CallToolResult =>
-  reply.kind === "ERROR" ? errorResult(lens(reply), { reply }) : textResult(lens(reply), { reply: reply as unknown as Record<string, unknown> })
+  reply.kind === "ERROR" ? errorResult(lens(reply), { reply }) : textResult(lens(reply), { reply })
 
 /** Params hashed as JSON with sorted keys (not canonical: a service's `number` may be a float). */
 const paramsKey = (tool: string, params: Record<string, unknown>) => {
@@ -94,7 +94,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     proposals.flatMap((p) => {
       if (principal === undefined) return []
       const consent = { proposal: p.id, hash: p.hash, service: s.id, capability: p.capability, principal, summary: p.summary, expires: p.expires }
-      const code = encodeConsentCode({ consent, detail: p as unknown as Record<string, unknown>, agent: options.agent })
+      const code = encodeConsentCode({ consent, detail: p, agent: options.agent })
       return Either.isRight(code) ? [{ proposal: p.id, hash: p.hash, code: code.right }] : []
     })
 
@@ -103,7 +103,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     const codes = codesFor(s, proposals.filter((p) => !deny.includes(p.capability)))
     return textResult(
       ["Nothing ran: the service needs the person's approval (or commit one within your grant by calling again with proposal).", ...lens({ kind: "PROPOSALS", proposals }), ...codes.map((c) => `[${c.proposal}] approval code: ${c.code}`), CONSENT_LINE],
-      { proposals: proposals as unknown as Array<unknown>, codes, tool: t.tool }
+      { proposals: [...proposals], codes, tool: t.tool }
     )
   }
 

@@ -172,7 +172,7 @@ export const guard = (ctx: ApprovalContext, server: McpServer, tool: RegisteredT
   if (schema !== undefined && (shape === undefined || typeof shape !== "object")) throw new Error("guard needs a tool whose input schema is a plain object")
   const wasEnabled = tool.enabled
   tool.disable()
-  const original = tool.handler as unknown as (...a: Array<unknown>) => Promise<CallToolResult>
+  const original = tool.handler as (...a: Array<unknown>) => Promise<CallToolResult>
   const withShape = shape !== undefined ? withPreview(shape) : undefined
   ensureUndo(ctx, server, name, config.revert)
   const { canElicit, elicit } = callbacks(server)

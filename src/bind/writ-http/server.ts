@@ -152,7 +152,7 @@ export const writHttpApp = (
     const bytes = body.bytes
     const received = new Received(bytes)
     // At section 1.6's limit the binding reads the body with the executor's own strict reading,
-    // which `received` keeps: the executor verifies from it, so the body is parsed once (issue 13).
+    // which `received` keeps: the executor verifies from it, so the body is parsed once.
     // A reading that fails, or another limit, takes the scan below first, as it always did.
     const shared = maxDepth === DEFAULT_MAX_DEPTH ? Either.map(received.reading, (r) => r.value) : undefined
     if ((shared === undefined || Either.isLeft(shared)) && scanDepth(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")) > maxDepth) {

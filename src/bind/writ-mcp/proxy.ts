@@ -38,7 +38,7 @@ import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./pol
 import { advertisementOf, CALL_META, toolOp } from "./present.js"
 import { CLIENT_GONE, type McpPolicyError, resultTooLarge, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
 import { Receipts, receipt } from "./receipts.js"
-import { errorAnswer, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
+import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
 
 export interface ProxyOptions {
   /** Toward the MCP client (the proxy is its server). */
@@ -399,9 +399,9 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
 
     // Transports call back outside Effect: each message is queued for its reader, in order.
     const unsafeRun = Runtime.runFork(runtime)
-    o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, m as unknown as Message)
+    o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, fromSdk(m))
     o.server.onmessage = (m) => {
-      const msg = m as unknown as Message
+      const msg = fromSdk(m)
       if (isNotification(msg)) {
         if (queuedNotes >= maxNotes) {
           // The client is not reading: this one is dropped, and the drops are told once per burst.

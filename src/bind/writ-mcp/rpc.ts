@@ -11,6 +11,14 @@ import { NOT_SUPPORTED } from "./reason.js"
 export type RequestId = string | number
 export type Message = JsonObject
 
+// The relay reads every message as JSON data (a transport hands over what JSON.parse made of a
+// frame), while the SDK types a message as its own schema's output; the two views of the same
+// value cannot be related without re-validating every frame, so each crossing is one cast here.
+/** A message from an SDK transport, as the JSON it was read from. */
+export const fromSdk = (m: JSONRPCMessage): Message => m as unknown as Message
+/** A message as the SDK transport's type, for `send`. */
+export const toSdk = (m: Message): JSONRPCMessage => m as unknown as JSONRPCMessage
+
 /** A map key for an id: `1` and `"1"` are different ids. */
 export const idKey = (id: RequestId): string => JSON.stringify(id)
 
@@ -31,7 +39,7 @@ export const errorAnswer = (id: RequestId, code: number, reason: string, message
 })
 
 export const send = (transport: Transport, message: Message): Effect.Effect<void> =>
-  Effect.tryPromise(() => transport.send(message as unknown as JSONRPCMessage)).pipe(
+  Effect.tryPromise(() => transport.send(toSdk(message))).pipe(
     Effect.catchAll((e) => Effect.logWarning(`send failed: ${String(e.error)}`))
   )
 
@@ -70,7 +78,7 @@ export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = 
     const waiting = Correlator.make<string, Message, RpcError>()
     let next = 1
     transport.onmessage = (m) => {
-      const msg = m as unknown as Message
+      const msg = fromSdk(m)
       // The server's own requests (it may ask a client that declared roots for them): no roots,
       // and nothing else this peer can do.
       if (isRequest(msg)) {

@@ -25,7 +25,7 @@ import { checkExpiry, checkPeer, checkRevoked, checkRoot } from "./live-checks.j
 import { rememberReplay } from "./replays.js"
 import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type AuditBase, type ExecutorEnv, rememberIssuers, signWith, unsavedCovers } from "./state.js"
+import { type AuditBase, rememberIssuers, signWith, type StepEnv, unsavedCovers } from "./state.js"
 import type { AcceptedCall } from "./stores.js"
 import { identity, signPending, signRefusal } from "./tally-sign.js"
 
@@ -72,7 +72,19 @@ export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): A
  * Steps 1 to 10 for the call in `input`, delivered by `peer` (section 7.6). `replayKey` names the
  * received bytes (replays.ts): a final answer found at step 9 is remembered under it.
  */
-export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKey: string | null = null): Effect.Effect<Admission> => {
+/** What steps 3 to 10 read and change. */
+type CheckedEnv = StepEnv<
+  "atomic" | "calls" | "did" | "gate" | "peers" | "reservations" | "revokes" | "roots",
+  "knownIssuers" | "running" | "unsaved"
+>
+
+/** What admission reads and changes: steps 1 to 10, its audit (9.3) and decisions. */
+export type AdmitEnv = CheckedEnv & StepEnv<
+  "auditLog" | "decisions" | "signer",
+  "refusalAudit" | "replayAudit" | "replays" | "suppressed" | "suppressedReplays"
+>
+
+export const admit = (env: AdmitEnv, input: ObjectInput, peer: Peer, replayKey: string | null = null): Effect.Effect<Admission> => {
   const peerName = peerNameOf(peer)
   return Effect.gen(function*() {
     const now = yield* unixSeconds
@@ -157,7 +169,7 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKe
 
 /** Steps 3 to 10 of a call that passed steps 1 and 2. */
 const admitChecked = (
-  env: ExecutorEnv,
+  env: CheckedEnv,
   checked: CheckedCall,
   chain: ReadonlyArray<CheckedWrit>,
   now: number,
