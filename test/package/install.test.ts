@@ -116,7 +116,7 @@ describe("the packed package, installed offline into a fresh project", () => {
       run(link, ["--version"], "/"),
       run(link, ["writ", "verify", join(dir, "w.json"), "--now", NOW], scratch)
     ])
-    expect(version.stdout.trim()).toBe("0.1.0")
+    expect(version.stdout.trim()).toBe("mandate 0.1.0")
     expect(verify.status, verify.stderr).toBe(0)
     expect(verify.stdout).toMatch(/^writ: valid\n/)
   })
@@ -170,7 +170,7 @@ describe("the launcher (scripts/mandate.mjs)", () => {
   it("is on the path as `npx mandate` in this clone after install", async () => {
     const r = await run("npx", ["--no-install", "mandate", "--version"], repoRoot)
     expect(r.status, r.stderr).toBe(0)
-    expect(r.stdout.trim()).toBe("0.1.0")
+    expect(r.stdout.trim()).toBe("mandate 0.1.0")
   })
 })
 
