@@ -47,6 +47,11 @@ export interface OpenOptions extends KeyOptions {
   /** SQLite `synchronous` (full by default; normal survives a killed process, not a power loss). */
   readonly synchronous?: "full" | "normal"
   readonly maxConnections?: number
+  /**
+   * SQLite: whether atomic steps share COMMITs through group commit (default true). Off, each step
+   * is a transaction of its own, as before group commit: the ledger benchmark measures both.
+   */
+  readonly groupCommit?: boolean
 }
 
 export type LedgerStores = Reservations | Atomic | LedgerStore | SqlClient.SqlClient
@@ -63,7 +68,8 @@ export const openStores = (where: LedgerLocation, options: OpenOptions = {}): La
       // every append reads the head inside its own step (store/sql/ledger.ts), so a step rolled back
       // takes its head update with it and the next step chains to what is really stored.
       // Only Atomic leaves it: the ledger's batcher never stands in for an executor's AdmissionGate.
-      Layer.provideMerge(Layer.scoped(Atomic, Effect.map(SqliteGroupCommit.make(), SqliteGroupCommit.atomicOf))),
+      options.groupCommit === false ? Layer.provideMerge(Layer.empty)
+        : Layer.provideMerge(Layer.scoped(Atomic, Effect.map(SqliteGroupCommit.make(), SqliteGroupCommit.atomicOf))),
       // secure_delete: a settled reservation's deleted row leaves no residue in the file.
       Layer.provideMerge(SqliteStore.layer(where.file, { synchronous: options.synchronous ?? "full", secureDelete: true }))
     )
