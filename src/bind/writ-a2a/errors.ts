@@ -16,6 +16,23 @@ export const A2aReason = Schema.Union(
     /** The task and its tally disagree: the state, the status metadata, or the result body. */
     "result_mismatch"
   ),
+  /** The binding's JSON-RPC codes (./rpc.ts, ./http-client.ts). */
+  Schema.Literal(
+    /** A request that is not JSON-RPC 2.0 (no `jsonrpc: "2.0"`, no method, params not an object). */
+    "mandate/a2a_bad_request",
+    /** A method the endpoint does not serve, in either version. */
+    "mandate/a2a_unknown_method",
+    /** `GetTask` or `CancelTask` without a revoke for a task this endpoint does not hold. */
+    "mandate/a2a_task_not_found",
+    /** `CancelTask` without a revoke: every task here is final once answered, so only a revoke cancels. */
+    "mandate/a2a_not_cancelable",
+    /** A peer answered with a JSON-RPC error that names no Writ reason. */
+    "mandate/a2a_rpc_error",
+    /** An Agent Card that offers no JSON-RPC interface of a version this binding speaks. */
+    "mandate/a2a_no_interface",
+    /** No answer from the peer (connection refused, timeout, not HTTP 200). */
+    "mandate/unreachable"
+  ),
   /** An implementation code of the executor (section 11, last paragraph). */
   Schema.TemplateLiteral("mandate/", Schema.String)
 )

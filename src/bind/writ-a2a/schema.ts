@@ -21,6 +21,9 @@ export const ERROR_KEY = "io.writ/error"
 /** The Agent Card extension's URI (adoption.md 2b). */
 export const EXTENSION_URI = "https://writ.dev/ext/delegation/v1"
 
+/** Where an agent publishes its Agent Card (A2A 1.0 and 0.3). */
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
+
 /** The protocol versions this binding speaks: 1.0, and 0.3 for peers that have not moved. */
 export const A2A_VERSION = "1.0"
 export const A2A_LEGACY_VERSION = "0.3"

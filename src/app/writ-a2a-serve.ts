@@ -1,0 +1,81 @@
+// The composition root of `writ a2a-serve`: one executor (src/writ/executor) whose application is
+// a handler module (as `writ serve` loads it), its stores (SQLite, which survive a restart, section
+// 9; without a store file the memory stores, for trials only, and the start line says so), and the
+// A2A agent endpoint of src/bind/writ-a2a/http.ts in front of it. Pending records left by a crash
+// are resolved before it listens. The endpoint is plain HTTP and authenticates no peer, so the
+// peer binding of section 7.6 is skipped (and audited as skipped), as for `writ gate`.
+import type { FileSystem } from "@effect/platform"
+import { Effect, Layer, type Scope } from "effect"
+import { listenA2a } from "../bind/writ-a2a/http.js"
+import { A2aTasks } from "../bind/writ-a2a/rpc.js"
+import { didKeyFromPublicKey } from "../kernel/didkey.js"
+import { publicKeyFromSeed } from "../kernel/ed25519.js"
+import { Executor } from "../writ/executor/executor.js"
+import { Application } from "../writ/executor/services.js"
+import { loadHandler, readSeedFile, ServeError } from "./inputs.js"
+import { checkRoots, plainExecutor } from "./plain-executor.js"
+
+export interface A2aServeOptions {
+  /** The executor's key file: 64 hex digits, mode 0600. It signs every tally. */
+  readonly seedFile: string
+  /** Root keys the executor acts under (section 7.1). */
+  readonly roots: ReadonlyArray<string>
+  /** Path of the module exporting the ApplicationService. */
+  readonly handlerModule: string
+  /** The SQLite file of every store; absent, memory stores that a restart loses. */
+  readonly storeFile?: string
+  readonly port: number
+  readonly host?: string
+  /** The JSON-RPC path. Default "/a2a". */
+  readonly path?: string
+  /** The endpoint URL the Agent Card publishes (default: the one it listens on). */
+  readonly publicUrl?: string
+  /** The agent's name in its card. */
+  readonly name?: string
+  /** Bound names listed in the card's Writ extension entry. */
+  readonly bounds?: ReadonlyArray<string>
+}
+
+export interface RunningA2a {
+  readonly did: string
+  /** The JSON-RPC endpoint. */
+  readonly url: string
+  /** The Agent Card's URL. */
+  readonly card: string
+  readonly port: number
+  readonly durable: boolean
+  readonly resolved: number
+}
+
+export const startA2a = (options: A2aServeOptions): Effect.Effect<RunningA2a, ServeError, Scope.Scope | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const seed = yield* readSeedFile(options.seedFile)
+    yield* checkRoots(options.roots)
+    const app = yield* loadHandler(options.handlerModule)
+    const context = yield* Layer.build(Layer.merge(
+      plainExecutor({ seed, application: Layer.succeed(Application, app), roots: options.roots, ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }) }),
+      A2aTasks.memory()
+    )).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", ...(options.storeFile === undefined ? {} : { path: options.storeFile }), message: e.message })))
+    const executor = yield* Effect.provide(Executor, context)
+    // Section 9: every pending record is resolved before the first request is answered.
+    const resolved = yield* executor.recover.pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", message: e.message })))
+    const bound = yield* listenA2a({
+      port: options.port,
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.path === undefined ? {} : { path: options.path }),
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(options.bounds === undefined ? {} : { bounds: options.bounds })
+    }).pipe(
+      Effect.provide(context),
+      Effect.mapError((e) => new ServeError({ code: "mandate/listen", message: String(e) }))
+    )
+    return {
+      did: didKeyFromPublicKey(publicKeyFromSeed(seed)),
+      url: bound.url,
+      card: `${bound.base}/.well-known/agent-card.json`,
+      port: bound.port,
+      durable: options.storeFile !== undefined,
+      resolved
+    }
+  })
