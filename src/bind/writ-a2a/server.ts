@@ -127,13 +127,25 @@ export const answerTask = (answer: CallAnswer, form: CallForm, ids: { readonly t
 }
 
 /** A request message, end to end: the call read in either form, checked by the executor, the
- * answer as a task. The task id is the message's, or the call's identity (no randomness here). */
-export const handleMessage = Effect.fn("writ.a2a.handleMessage")(function*(message: Message) {
+ * answer as a task. The task id is `ids`' (an A2A server that allots its own), else the
+ * message's, else the call's identity (no randomness here). */
+export const handleMessage = Effect.fn("writ.a2a.handleMessage")(function*(
+  message: Message,
+  ids?: { readonly taskId: string; readonly contextId: string }
+) {
   const executor = yield* Executor
   const { call, form } = yield* callFrom(message)
-  const taskId = message.taskId ?? callIdentity(call)
+  const taskId = ids?.taskId ?? message.taskId ?? callIdentity(call)
   const answer = yield* executor.call(call)
-  return answerTask(answer, form, { taskId, contextId: message.contextId ?? taskId })
+  return answerTask(answer, form, { taskId, contextId: ids?.contextId ?? message.contextId ?? taskId })
+})
+
+/** The task a message that could not be read as a Writ call gets from a server that must answer
+ * with a task: rejected, naming the reason in its status metadata (as section 7's unsigned errors). */
+export const rejectedTask = (reason: string, ids: { readonly taskId: string; readonly contextId: string }): Task => ({
+  id: ids.taskId,
+  contextId: ids.contextId,
+  status: { state: "TASK_STATE_REJECTED", message: agentMessage(ids.taskId, "status", { [ERROR_KEY]: reason }) }
 })
 
 /** The revoke a `CancelTask` carries (section 9.1), `missing_revoke` when none. */
