@@ -11,7 +11,7 @@ import { A2aTasks } from "../bind/writ-a2a/rpc.js"
 import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Executor } from "../writ/executor/executor.js"
-import { Application } from "../writ/executor/services.js"
+import { Application, type ApplicationService, type Outcome } from "../writ/executor/services.js"
 import { loadHandler, readSeedFile, ServeError } from "./inputs.js"
 import { checkRoots, plainExecutor } from "./plain-executor.js"
 
@@ -47,11 +47,26 @@ export interface RunningA2a {
   readonly resolved: number
 }
 
+/**
+ * The handler as the executor takes it. Its `perform` may return an Effect (as `writ serve` takes
+ * it), or the outcome itself or a Promise of it, so that a plain JavaScript module needs no import
+ * at all (docs/a2a.md's example is one). A throw or a rejected Promise is `failed` with
+ * `unknown_outcome`: the handler may have acted before it failed (section 11).
+ */
+export const acceptPlainHandler = (app: ApplicationService): ApplicationService => ({
+  ...app,
+  perform: (op) =>
+    Effect.try(() => app.perform(op) as unknown).pipe(
+      Effect.flatMap((r) => Effect.isEffect(r) ? r as Effect.Effect<Outcome> : Effect.tryPromise(() => Promise.resolve(r as Outcome))),
+      Effect.catchTag("UnknownException", () => Effect.succeed<Outcome>({ st: "failed", code: "unknown_outcome" }))
+    )
+})
+
 export const startA2a = (options: A2aServeOptions): Effect.Effect<RunningA2a, ServeError, Scope.Scope | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const seed = yield* readSeedFile(options.seedFile)
     yield* checkRoots(options.roots)
-    const app = yield* loadHandler(options.handlerModule)
+    const app = acceptPlainHandler(yield* loadHandler(options.handlerModule))
     const context = yield* Layer.build(Layer.merge(
       plainExecutor({ seed, application: Layer.succeed(Application, app), roots: options.roots, ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }) }),
       A2aTasks.memory()
