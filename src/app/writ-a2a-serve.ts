@@ -2,8 +2,9 @@
 // a handler module (as `writ serve` loads it), its stores (SQLite, which survive a restart, section
 // 9; without a store file the memory stores, for trials only, and the start line says so), and the
 // A2A agent endpoint of src/bind/writ-a2a/http.ts in front of it. Pending records left by a crash
-// are resolved before it listens. The endpoint is plain HTTP and authenticates no peer, so the
-// peer binding of section 7.6 is skipped (and audited as skipped), as for `writ gate`.
+// are resolved before it listens. Over plain HTTP it authenticates no peer, so the peer binding of
+// section 7.6 is skipped (and audited as skipped); over mTLS the peer is the client certificate's,
+// checked against the bindings file as `writ serve` does.
 import type { FileSystem } from "@effect/platform"
 import { Effect, Layer, type Scope } from "effect"
 import { listenA2a } from "../bind/writ-a2a/http.js"
@@ -12,7 +13,8 @@ import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Executor } from "../writ/executor/executor.js"
 import { Application, type ApplicationService, type Outcome } from "../writ/executor/services.js"
-import { loadHandler, readSeedFile, ServeError } from "./inputs.js"
+import type { TlsOptions } from "../bind/writ-http/listen.js"
+import { loadHandler, readBindingsFile, readSeedFile, ServeError } from "./inputs.js"
 import { checkRoots, plainExecutor } from "./plain-executor.js"
 
 export interface A2aServeOptions {
@@ -34,6 +36,10 @@ export interface A2aServeOptions {
   readonly name?: string
   /** Bound names listed in the card's Writ extension entry. */
   readonly bounds?: ReadonlyArray<string>
+  /** Path of a bindings file (section 7.6): transport identity -> [did:key]. */
+  readonly bindings?: string
+  /** HTTPS, with `clientCa` mTLS (the peer is the client certificate's). File contents, not paths. */
+  readonly tls?: TlsOptions
 }
 
 export interface RunningA2a {
@@ -66,9 +72,16 @@ export const startA2a = (options: A2aServeOptions): Effect.Effect<RunningA2a, Se
   Effect.gen(function*() {
     const seed = yield* readSeedFile(options.seedFile)
     yield* checkRoots(options.roots)
+    const bindings = options.bindings === undefined ? undefined : yield* readBindingsFile(options.bindings)
     const app = acceptPlainHandler(yield* loadHandler(options.handlerModule))
     const context = yield* Layer.build(Layer.merge(
-      plainExecutor({ seed, application: Layer.succeed(Application, app), roots: options.roots, ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }) }),
+      plainExecutor({
+        seed,
+        application: Layer.succeed(Application, app),
+        roots: options.roots,
+        ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }),
+        ...(bindings === undefined ? {} : { bindings })
+      }),
       A2aTasks.memory()
     )).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", ...(options.storeFile === undefined ? {} : { path: options.storeFile }), message: e.message })))
     const executor = yield* Effect.provide(Executor, context)
@@ -80,7 +93,9 @@ export const startA2a = (options: A2aServeOptions): Effect.Effect<RunningA2a, Se
       ...(options.path === undefined ? {} : { path: options.path }),
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       ...(options.name === undefined ? {} : { name: options.name }),
-      ...(options.bounds === undefined ? {} : { bounds: options.bounds })
+      ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
+      ...(bindings === undefined ? {} : { bindings }),
+      ...(options.tls === undefined ? {} : { tls: options.tls })
     }).pipe(
       Effect.provide(context),
       Effect.mapError((e) => new ServeError({ code: "mandate/listen", message: String(e) }))

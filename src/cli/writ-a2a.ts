@@ -8,6 +8,7 @@
 // and verifies the answer (src/bind/writ-a2a/http-client.ts). `--out` keeps a call's answer as
 // `{"tally","res"}`, the section 10 form `writ call --undo` reads.
 import { Args, Command, Options } from "@effect/cli"
+import { FileSystem } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
 import { startA2a } from "../app/writ-a2a-serve.js"
@@ -18,7 +19,12 @@ import { encodeCanonical } from "../kernel/canonical.js"
 import type { Json } from "../kernel/json.js"
 import { exitFailed } from "./io.js"
 import { shortKey } from "./writ-check.js"
-import { cliError, forceOption, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+import { cliError, describeFailure, forceOption, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+
+const readPem = (path: Option.Option<string>) =>
+  Option.isNone(path)
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.mapError(fs.readFileString(path.value), (e) => cliError("mandate/unreadable", e.message, path.value)))
 
 export const writA2aServeCommand = Command.make(
   "a2a-serve",
@@ -32,11 +38,21 @@ export const writA2aServeCommand = Command.make(
     path: Options.text("path").pipe(Options.withDefault("/a2a"), Options.withDescription("Path of the JSON-RPC endpoint")),
     publicUrl: Options.text("public-url").pipe(Options.optional, Options.withDescription("Endpoint URL the Agent Card publishes (default: the one it listens on)")),
     name: Options.text("name").pipe(Options.optional, Options.withDescription("The agent's name in its Agent Card")),
-    bound: Options.text("bound").pipe(Options.repeated, Options.withDescription("A bound name listed in the card's Writ extension entry; repeat for several"))
+    bound: Options.text("bound").pipe(Options.repeated, Options.withDescription("A bound name listed in the card's Writ extension entry; repeat for several")),
+    bindings: Options.file("bindings", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Bindings file: transport identity -> [did:key] (section 7.6), for mTLS peers")),
+    tlsCert: Options.file("tls-cert", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Server certificate (PEM): serve HTTPS")),
+    tlsKey: Options.file("tls-key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Server private key (PEM)")),
+    clientCa: Options.file("client-ca", { exists: "yes" }).pipe(Options.optional, Options.withDescription("CA (PEM) client certificates must chain to: mTLS")),
+    allowAnonymous: Options.boolean("allow-anonymous").pipe(Options.withDescription("With --client-ca, also admit clients that present no certificate"))
   },
   (o) =>
     Effect.scoped(Effect.gen(function*() {
       if (!o.path.startsWith("/")) return yield* Effect.fail(cliError("mandate/bad_path", "--path starts with /"))
+      const cert = yield* readPem(o.tlsCert)
+      const tlsKey = yield* readPem(o.tlsKey)
+      const ca = yield* readPem(o.clientCa)
+      if ((cert === undefined) !== (tlsKey === undefined)) return yield* Effect.fail(cliError("mandate/bad_tls", "--tls-cert and --tls-key go together"))
+      if (ca !== undefined && cert === undefined) return yield* Effect.fail(cliError("mandate/bad_tls", "--client-ca needs --tls-cert and --tls-key"))
       const running = yield* startA2a({
         seedFile: o.key,
         roots: o.root,
@@ -47,14 +63,18 @@ export const writA2aServeCommand = Command.make(
         bounds: o.bound,
         ...(Option.isSome(o.store) ? { storeFile: o.store.value } : {}),
         ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
-        ...(Option.isSome(o.name) ? { name: o.name.value } : {})
+        ...(Option.isSome(o.name) ? { name: o.name.value } : {}),
+        ...(Option.isSome(o.bindings) ? { bindings: o.bindings.value } : {}),
+        ...(cert !== undefined && tlsKey !== undefined
+          ? { tls: { cert, key: tlsKey, ...(ca === undefined ? {} : { clientCa: ca }), allowAnonymous: o.allowAnonymous } }
+          : {})
       })
       yield* Console.log(encodeCanonical({ url: running.url, card: running.card, did: running.did, durable: running.durable, resolved: running.resolved }, "utf16"))
       return yield* Effect.never
     })).pipe(
       Effect.catchAll((e) =>
         Effect.zipRight(
-          Console.error(`error: ${e._tag === "ServeError" ? describeServeError(e, "mandate writ a2a-serve") : `${e.reason}: ${e.message}`}`),
+          Console.error(`error: ${e._tag === "ServeError" ? describeServeError(e, "mandate writ a2a-serve") : describeFailure(e)}`),
           exitFailed
         )
       )

@@ -5,7 +5,9 @@
 //        at 1.0 and at 0.3) that carries a 0.3 card's `url`, `protocolVersion` and
 //        `preferredTransport` too, so a 0.3 client finds the same endpoint; its
 //        `capabilities.extensions` holds the Writ entry (adoption.md 2b).
-//   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`).
+//   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`); over
+//        mTLS the peer is the client certificate's (section 7.6, ../writ-http/peer.ts), and a
+//        certificate the TLS layer did not verify is 403 `mandate/unverified_client_certificate`.
 //   Anything else: 404 (405 on a known path).
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -15,7 +17,9 @@ import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import { Executor } from "../../writ/executor/executor.js"
 import { readBody } from "../writ-http/body.js"
-import { type ListenerLimits, nodeServer } from "../writ-http/listen.js"
+import { type ListenerLimits, nodeServer, type TlsOptions } from "../writ-http/listen.js"
+import { peerOfRequest, type TransportBindings } from "../writ-http/peer.js"
+import { HTTP_CODES } from "../writ-http/server.js"
 import { a2aError } from "./errors.js"
 import { handleRpc, A2aTasks, rpcError } from "./rpc.js"
 import { A2A_VERSION, AGENT_CARD_PATH } from "./schema.js"
@@ -59,6 +63,8 @@ export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
 })
 
 export interface A2aHttpOptions extends Omit<AgentCardOptions, "url"> {
+  /** Transport identities -> keys (section 7.6), for peers named by TLS client certificates. */
+  readonly bindings?: TransportBindings
   /** The JSON-RPC endpoint's path. Default "/a2a". */
   readonly path?: string
   /** The endpoint URL the card publishes (default: the one it listens on). */
@@ -75,6 +81,10 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
   const endpoint = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const req = NodeHttpServerRequest.toIncomingMessage(request)
+    // Section 7.6: the peer from the TLS connection only; a certificate the TLS layer did not
+    // verify is refused, never read as "no peer".
+    const connection = peerOfRequest(req, options.bindings ?? {})
+    if (connection._tag === "unverified") return json(403, { error: HTTP_CODES.unverifiedCertificate }, { connection: "close" })
     const body = yield* readBody(req, MAX_MESSAGE_BYTES)
     if (body._tag !== "ok") {
       const e = body._tag === "too_large"
@@ -82,7 +92,7 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
         : a2aError("mandate/a2a_bad_request", "request", body.message)
       return json(200, { jsonrpc: "2.0", id: null, error: rpcError(e) }, { connection: "close" })
     }
-    return json(200, yield* handleRpc(body.bytes))
+    return json(200, yield* handleRpc(body.bytes, connection.peer))
   })
   const routes = HttpRouter.empty.pipe(
     HttpRouter.get(AGENT_CARD_PATH, card),
@@ -103,6 +113,8 @@ export interface A2aListenOptions extends A2aHttpOptions {
   readonly port: number
   readonly host?: string
   readonly limits?: ListenerLimits
+  /** HTTPS, and with `clientCa` mTLS: the peer is the client certificate's (section 7.6). */
+  readonly tls?: TlsOptions
 }
 
 /** Serves the endpoint within the scope; returns the bound port, the base URL and the endpoint URL. */
@@ -111,9 +123,14 @@ export const listenA2a = (
 ): Effect.Effect<{ readonly port: number; readonly base: string; readonly url: string }, unknown, Scope.Scope | Executor | A2aTasks> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
-    const server = yield* NodeHttpServer.make(() => nodeServer({ ...(options.limits === undefined ? {} : { limits: options.limits }), port: options.port }), { port: options.port, host })
+    const server = yield* NodeHttpServer.make(() =>
+      nodeServer({
+        port: options.port,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(options.tls === undefined ? {} : { tls: options.tls })
+      }), { port: options.port, host })
     const port = server.address._tag === "TcpAddress" ? server.address.port : 0
-    const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+    const base = `${options.tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${port}`
     const url = options.publicUrl ?? `${base}${options.path ?? "/a2a"}`
     yield* server.serve(a2aHttpApp(url, options))
     return { port, base, url }

@@ -10,6 +10,7 @@
 import { Context, Effect, Layer, Ref, Schema } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import type { Executor } from "../../writ/executor/executor.js"
+import { Peer } from "../../writ/executor/services.js"
 import { a2aError, type A2aError, type A2aReason } from "./errors.js"
 import {
   A2A_LEGACY_VERSION, A2A_VERSION, type A2aVersion, CancelTaskParams, GetTaskParams, JsonRecord, JsonValue, type Message, REVOKE_KEY,
@@ -106,13 +107,13 @@ const messageOf = (version: A2aVersion, params: unknown): Effect.Effect<Message,
     : Effect.map(decodeJson(V03SendParams, params, "params"), (p) => messageFromV03(p.message))
 
 /** One method call: its result, or the error that answers it. */
-const dispatch = (version: A2aVersion, method: string, params: unknown): Effect.Effect<Json, A2aError, Executor | A2aTasks> =>
+const dispatch = (version: A2aVersion, method: string, params: unknown, peer: Peer): Effect.Effect<Json, A2aError, Executor | A2aTasks> =>
   Effect.gen(function*() {
     const tasks = yield* A2aTasks
     switch (method) {
       case "SendMessage": {
         const message = yield* messageOf(version, params)
-        const task = yield* handleMessage(message)
+        const task = yield* handleMessage(message, undefined, peer)
         yield* tasks.put(task)
         return version === A2A_VERSION ? { task: task as unknown as Json } : taskIn(version, task)
       }
@@ -132,7 +133,7 @@ const dispatch = (version: A2aVersion, method: string, params: unknown): Effect.
             ? a2aError("mandate/a2a_task_not_found", "params.id", `no task ${p.id} here, and no Writ revoke in params.metadata.${REVOKE_KEY}`)
             : a2aError("mandate/a2a_not_cancelable", "params.id", `task ${p.id} is final; only a Writ revoke (params.metadata.${REVOKE_KEY}) cancels here`))
         }
-        const task = yield* handleCancel(p)
+        const task = yield* handleCancel(p, peer)
         yield* tasks.put(task)
         return taskIn(version, task)
       }
@@ -150,7 +151,7 @@ export const methodOf = (method: string): { readonly version: A2aVersion; readon
  * reason. The body is read strictly (section 1.1: a repeated member, a fraction, deep nesting are
  * refused), since the call inside it is verified from these very bytes' values.
  */
-export const handleRpc = Effect.fn("writ.a2a.handleRpc")(function*(body: string | Uint8Array) {
+export const handleRpc = Effect.fn("writ.a2a.handleRpc")(function*(body: string | Uint8Array, peer: Peer = Peer.none) {
   const request = yield* Effect.either(readJson(RpcRequest, body, "request"))
   if (request._tag === "Left") {
     const e = request.left
@@ -159,7 +160,7 @@ export const handleRpc = Effect.fn("writ.a2a.handleRpc")(function*(body: string 
   }
   const { id = null, method, params = {} } = request.right
   const m = methodOf(method)
-  const result = yield* Effect.either(dispatch(m.version, m.method, params))
+  const result = yield* Effect.either(dispatch(m.version, m.method, params, peer))
   return (result._tag === "Right"
     ? { jsonrpc: "2.0", id, result: result.right }
     : { jsonrpc: "2.0", id, error: rpcError(result.left) }) as JsonObject

@@ -16,6 +16,7 @@
 import { Effect, Either, Option, Schema } from "effect"
 import { isJsonObject, type Json, type JsonObject, parseJson } from "../../kernel/json.js"
 import { type CallAnswer, callAnswerJson, Executor, revokeAnswerJson } from "../../writ/executor/executor.js"
+import type { Peer } from "../../writ/executor/services.js"
 import { callIdentity, tallyIdentity, ackIdentity } from "../../writ/sign.js"
 import { a2aError, type A2aError, type A2aReason } from "./errors.js"
 import { messageFromV03, V03Message } from "./v03.js"
@@ -131,12 +132,14 @@ export const answerTask = (answer: CallAnswer, form: CallForm, ids: { readonly t
  * message's, else the call's identity (no randomness here). */
 export const handleMessage = Effect.fn("writ.a2a.handleMessage")(function*(
   message: Message,
-  ids?: { readonly taskId: string; readonly contextId: string }
+  ids?: { readonly taskId: string; readonly contextId: string },
+  peer?: Peer
 ) {
   const executor = yield* Executor
   const { call, form } = yield* callFrom(message)
   const taskId = ids?.taskId ?? message.taskId ?? callIdentity(call)
-  const answer = yield* executor.call(call)
+  // The peer is the transport's (section 7.6: a TLS client certificate), never the message's.
+  const answer = yield* executor.call(call, peer)
   return answerTask(answer, form, { taskId, contextId: ids?.contextId ?? message.contextId ?? taskId })
 })
 
@@ -161,10 +164,10 @@ export const revokeFrom = (params: CancelTaskParams): Effect.Effect<JsonObject, 
 /** `tasks/cancel` with a revoke: recorded by the executor (section 9.1), answered as a canceled
  * task whose status names the ack and whose one artifact is the section 10 answer. An invalid or
  * unsaved revoke fails with its reason (the task is not canceled by it). */
-export const handleCancel = Effect.fn("writ.a2a.handleCancel")(function*(params: CancelTaskParams) {
+export const handleCancel = Effect.fn("writ.a2a.handleCancel")(function*(params: CancelTaskParams, peer?: Peer) {
   const executor = yield* Executor
   const revoke = yield* revokeFrom(params)
-  const answer = yield* executor.revoke(revoke)
+  const answer = yield* executor.revoke(revoke, peer)
   if (answer._tag === "invalid") return yield* Effect.fail(a2aError(answer.reason as A2aReason, "revoke", "the revoke is invalid"))
   if (answer._tag !== "recorded") return yield* Effect.fail(a2aError(answer.code as A2aReason, "revoke", "the revoke was not recorded; retry"))
   const task: Task = {
