@@ -74,7 +74,7 @@ export const writA2aServeCommand = Command.make(
     })).pipe(
       Effect.catchAll((e) =>
         Effect.zipRight(
-          Console.error(`error: ${e._tag === "ServeError" ? describeServeError(e, "mandate writ a2a-serve") : describeFailure(e)}`),
+          Console.error(`error: ${e._tag === "ServeError" ? describeServeError(e, "mandate writ a2a-serve") : describeFailure({ reason: e.reason, path: e.path ?? "mandate writ a2a-serve", message: e.message })}`),
           exitFailed
         )
       )

@@ -58,7 +58,7 @@ describe("the A2A endpoint over HTTP", () => {
 
 describe("mandate writ a2a-serve and a2a-send refusals", () => {
   const dir = mkdtempSync(join(tmpdir(), "mandate-a2a-cli-"))
-  it("a2a-serve refuses a key file that is not one, a root that is not a did:key; a2a-send a file that is neither call nor revoke, and an agent that is not there", async () => {
+  it("a2a-serve refuses a key file that is not one, a root that is not a did:key, a bad path, TLS flags alone, a bad bindings file; a2a-send a file that is neither call nor revoke, and an agent that is not there", async () => {
     writeFileSync(join(dir, "bad.key"), "nope", { mode: 0o600 })
     writeFileSync(join(dir, "handler.mjs"), "export default { perform: () => null }")
     const bad = await runCli(["writ", "a2a-serve", "--key", join(dir, "bad.key"), "--root", keyOf(A), "--handler", join(dir, "handler.mjs"), "--port", "0"])
@@ -68,6 +68,13 @@ describe("mandate writ a2a-serve and a2a-send refusals", () => {
     expect(key.status).toBe(0)
     const root = await runCli(["writ", "a2a-serve", "--key", join(dir, "c.key"), "--root", "did:key:nope", "--handler", join(dir, "handler.mjs"), "--port", "0"])
     expect(root.stderr).toMatch(/^error: mandate\/bad_root/)
+    const serve = (...more: Array<string>) => runCli(["writ", "a2a-serve", "--key", join(dir, "c.key"), "--root", keyOf(A), "--handler", join(dir, "handler.mjs"), "--port", "0", ...more])
+    expect((await serve("--path", "a2a")).stderr).toMatch(/^error: mandate\/bad_path/)
+    writeFileSync(join(dir, "x.pem"), "not a certificate")
+    expect((await serve("--tls-cert", join(dir, "x.pem"))).stderr).toMatch(/^error: mandate\/bad_tls at mandate writ a2a-serve: --tls-cert and --tls-key go together/)
+    expect((await serve("--client-ca", join(dir, "x.pem"))).stderr).toMatch(/^error: mandate\/bad_tls/)
+    writeFileSync(join(dir, "bindings.json"), "[]")
+    expect((await serve("--bindings", join(dir, "bindings.json"))).stderr).toMatch(/^error: mandate\/bad_bindings/)
     writeFileSync(join(dir, "other.json"), JSON.stringify({ typ: "tally" }))
     const wrong = await runCli(["writ", "a2a-send", "http://127.0.0.1:9/", join(dir, "other.json")])
     expect(wrong.stderr).toMatch(/^error: wrong_type at .*other\.json/)

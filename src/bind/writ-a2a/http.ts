@@ -101,9 +101,9 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const pathname = request.url.split("?")[0]
-        if (pathname === path) return json(405, { error: "mandate/method_not_allowed" }, { allow: "POST" })
-        if (pathname === AGENT_CARD_PATH) return json(405, { error: "mandate/method_not_allowed" }, { allow: "GET" })
-        return json(404, { error: "mandate/not_found" })
+        if (pathname === path) return json(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "POST" })
+        if (pathname === AGENT_CARD_PATH) return json(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "GET" })
+        return json(404, { error: HTTP_CODES.notFound })
       }))
   )
   return HttpRouter.withRouterConfig(routes, { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
