@@ -141,6 +141,17 @@ describe("the A2A SDK's clients against mandate writ a2a-serve", () => {
     expect(Either.isRight(verified) && verified.right.tally.value.st).toBe("ok")
     expect(Either.isRight(verified) && verified.right.res).toMatchObject({ value: { amount: 58900, currency: "USD" } })
 
+    // Streamed, the same message is one event: the final task, with the same tally (a replay).
+    const events: Array<unknown> = []
+    for await (const event of client.sendMessageStream({ tenant: "", message: message("m-1s", w.calls.one), configuration: undefined, metadata: undefined })) events.push(event)
+    expect(events.length).toBe(1)
+    const event = events[0] as { payload?: { $case: string; value: SdkTask } }
+    expect(event.payload?.$case).toBe("task")
+    const streamed = event.payload!.value
+    expect(streamed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(fromSdk(streamed).artifacts).toEqual(fromSdk(sdkTask).artifacts)
+    expect(Either.isRight(await run(verifyTask(w.calls.one, fromSdk(streamed))))).toBe(true)
+
     // GetTask returns the same task.
     const got = await client.getTask({ tenant: "", id: sdkTask.id, historyLength: undefined })
     expect(SdkTask.toJSON(got)).toEqual(SdkTask.toJSON(sdkTask))
@@ -191,6 +202,11 @@ describe("the A2A SDK's clients against mandate writ a2a-serve", () => {
     expect(Either.isRight(verified) && verified.right.tally.value.st).toBe("ok")
     const got = await client.getTask({ id: result.id })
     expect(got).toEqual(result)
+    const events: Array<unknown> = []
+    for await (const event of client.sendMessageStream({
+      message: { kind: "message", messageId: "m-03s", role: "user", parts: [{ kind: "data", data: w.calls.two, metadata: { mimeType: "application/writ-call+json" } }] }
+    })) events.push(event)
+    expect(events).toEqual([result])
     // A revoke through tasks/cancel, answered in 0.3 with the executor's ack.
     const canceled = await client.cancelTask({ id: result.id, metadata: { "io.writ/revoke": w.revokeOther } })
     expect(canceled.kind).toBe("task")

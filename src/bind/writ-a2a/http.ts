@@ -21,7 +21,7 @@ import { type ListenerLimits, nodeServer, type TlsOptions } from "../writ-http/l
 import { peerOfRequest, type TransportBindings } from "../writ-http/peer.js"
 import { HTTP_CODES } from "../writ-http/server.js"
 import { a2aError } from "./errors.js"
-import { handleRpc, A2aTasks, rpcError } from "./rpc.js"
+import { A2aTasks, handleRpcRequest, rpcError } from "./rpc.js"
 import { A2A_VERSION, AGENT_CARD_PATH } from "./schema.js"
 import { cardExtension, MAX_MESSAGE_BYTES } from "./server.js"
 
@@ -47,7 +47,7 @@ export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
     { url: o.url, protocolBinding: "JSONRPC", protocolVersion: A2A_VERSION },
     { url: o.url, protocolBinding: "JSONRPC", protocolVersion: "0.3" }
   ],
-  capabilities: { streaming: false, pushNotifications: false, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
+  capabilities: { streaming: true, pushNotifications: false, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
   defaultInputModes: ["application/writ-call+json", "application/json"],
   defaultOutputModes: ["application/writ-tally+json", "application/json"],
   skills: [{
@@ -92,7 +92,16 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
         : a2aError("mandate/a2a_bad_request", "request", body.message)
       return json(200, { jsonrpc: "2.0", id: null, error: rpcError(e) }, { connection: "close" })
     }
-    return json(200, yield* handleRpc(body.bytes, connection.peer))
+    const answer = yield* handleRpcRequest(body.bytes, connection.peer)
+    // A stream (server-sent events) of the one final answer; an error is still one JSON answer.
+    if (answer.stream && answer.response.error === undefined) {
+      return HttpServerResponse.text(`data: ${encodeCanonical(answer.response, "utf16")}\n\n`, {
+        status: 200,
+        contentType: "text/event-stream",
+        headers: { "cache-control": "no-cache" }
+      })
+    }
+    return json(200, answer.response)
   })
   const routes = HttpRouter.empty.pipe(
     HttpRouter.get(AGENT_CARD_PATH, card),

@@ -2,8 +2,8 @@
 // request body in, one JSON-RPC response out (./http.ts serves it over HTTP). The version is the
 // peer's: a 1.0 method name (`SendMessage`, `GetTask`, `CancelTask`) is answered in 1.0 shapes, a
 // 0.3 one (`message/send`, `tasks/get`, `tasks/cancel`) in 0.3 shapes (./v03.ts), so either SDK
-// reads its own answer. Streaming is not offered (the card says `streaming: false`; both SDK
-// clients then send `SendMessage`): every answer here is final when it is sent.
+// reads its own answer. A streaming request (`SendStreamingMessage`, `message/stream`) gets a
+// stream of one event, the final task: every answer here is final when it is sent.
 //
 // Errors are JSON-RPC errors whose `data` is one google.rpc.ErrorInfo naming the Writ reason
 // (domain `writ.dev`), as A2A 1.0 section 9 carries error details; the message starts with it.
@@ -111,6 +111,9 @@ const dispatch = (version: A2aVersion, method: string, params: unknown, peer: Pe
   Effect.gen(function*() {
     const tasks = yield* A2aTasks
     switch (method) {
+      // A stream of one event: the task, final when it is sent (A2A 1.0 `StreamResponse` names it
+      // `task` as `SendMessageResponse` does; 0.3 sends the task itself).
+      case "SendStreamingMessage":
       case "SendMessage": {
         const message = yield* messageOf(version, params)
         const task = yield* handleMessage(message, undefined, peer)
@@ -138,7 +141,7 @@ const dispatch = (version: A2aVersion, method: string, params: unknown, peer: Pe
         return taskIn(version, task)
       }
       default:
-        return yield* Effect.fail(a2aError("mandate/a2a_unknown_method", "method", `${method} is not served here (SendMessage, GetTask, CancelTask; 0.3: message/send, tasks/get, tasks/cancel)`))
+        return yield* Effect.fail(a2aError("mandate/a2a_unknown_method", "method", `${method} is not served here (SendMessage, SendStreamingMessage, GetTask, CancelTask; 0.3: message/send, message/stream, tasks/get, tasks/cancel)`))
     }
   })
 
@@ -151,18 +154,23 @@ export const methodOf = (method: string): { readonly version: A2aVersion; readon
  * reason. The body is read strictly (section 1.1: a repeated member, a fraction, deep nesting are
  * refused), since the call inside it is verified from these very bytes' values.
  */
-export const handleRpc = Effect.fn("writ.a2a.handleRpc")(function*(body: string | Uint8Array, peer: Peer = Peer.none) {
+export const handleRpc = (body: string | Uint8Array, peer: Peer = Peer.none) => Effect.map(handleRpcRequest(body, peer), (r) => r.response)
+
+/** `handleRpc`, saying also whether the request asked for a stream (`SendStreamingMessage`,
+ * `message/stream`), which the transport then sends as server-sent events. */
+export const handleRpcRequest = Effect.fn("writ.a2a.handleRpc")(function*(body: string | Uint8Array, peer: Peer = Peer.none) {
   const request = yield* Effect.either(readJson(RpcRequest, body, "request"))
   if (request._tag === "Left") {
     const e = request.left
     const error = e.reason === "malformed" ? a2aError("mandate/a2a_bad_request", "request", e.message) : e
-    return { jsonrpc: "2.0", id: null, error: rpcError(error) } as JsonObject
+    return { response: { jsonrpc: "2.0", id: null, error: rpcError(error) } as JsonObject, stream: false }
   }
   const { id = null, method, params = {} } = request.right
   const m = methodOf(method)
   const result = yield* Effect.either(dispatch(m.version, m.method, params, peer))
-  return (result._tag === "Right"
+  const response = (result._tag === "Right"
     ? { jsonrpc: "2.0", id, result: result.right }
     : { jsonrpc: "2.0", id, error: rpcError(result.left) }) as JsonObject
+  return { response, stream: m.method === "SendStreamingMessage" }
 })
 
