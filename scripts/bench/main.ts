@@ -3,7 +3,7 @@
 // Each benchmark prints its figures beside a baseline measured in the same run, as a ratio,
 // because these machines are noisy: absolute numbers are not comparable across runs. Each ends with
 // a summary line `NAME: ...`; `npm run bench:readme` runs them all once and writes those lines,
-// with the machine and its load (printed here), into the README's benchmark section.
+// with the machine and its load (printed here), into the benchmark block of docs/benchmarks.md.
 import { readdirSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { dirname, join } from "node:path"

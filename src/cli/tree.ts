@@ -24,7 +24,10 @@ export interface Group {
 
 export type Entry = Leaf | Group
 
-const isGroup = (e: Entry): e is Group => "subcommands" in e
+export const isGroup = (e: Entry): e is Group => "subcommands" in e
+
+/** What `mandate` is, in the root help. */
+export const ROOT_DESCRIPTION = "Authority, consent and spend control for AI agents"
 
 /** Every command, in the order `--help` lists them. */
 export const tree: ReadonlyArray<Entry> = [
@@ -145,6 +148,6 @@ const build = async (entries: ReadonlyArray<Entry>, words: ReadonlyArray<string>
 /** The `mandate` command with the commands `args` select loaded and the others as stubs. */
 export const commandFor = async (args: ReadonlyArray<string>, around: Around): Promise<AnyCommand> =>
   Command.make("mandate").pipe(
-    Command.withDescription("Authority, consent and spend control for AI agents"),
+    Command.withDescription(ROOT_DESCRIPTION),
     Command.withSubcommands((await build(tree, commandWords(args), around)) as [AnyCommand, ...Array<AnyCommand>])
   )

@@ -23,6 +23,7 @@ import { toolSet } from "../bind/writ-mcp/server.js"
 import { publicKeyFromDidKey } from "../kernel/didkey.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { cliError, type CliError, opt, pretty, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
+import { cliEnv } from "./io.js"
 
 /** Log lines on stderr only: stdout is the MCP stream. Every logger in place is replaced (the
  * runtime's pretty logger writes to stdout). */
@@ -40,8 +41,8 @@ const stdioToClient = (): StdioServerTransport => {
 }
 
 /** The environment the child server inherits (it may need its own configuration). */
-const childEnv = (): Record<string, string> =>
-  Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"))
+const childEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"))
 
 export const writMcpEchoCommand = Command.make("mcp-echo", {
   key: Options.file("key", { exists: "yes" }).pipe(Options.withDescription("The server's key file (its tallies are signed with it)")),
@@ -81,7 +82,7 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
   runCommand(Effect.gen(function*() {
     const [command, ...args] = o.server
     if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after --"))
-    const server = new StdioClientTransport({ command, args, env: childEnv(), stderr: "inherit" })
+    const server = new StdioClientTransport({ command, args, env: childEnv(yield* cliEnv), stderr: "inherit" })
     if (o.printPins) {
       const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(server), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
       for (const t of tools) yield* Console.error(pretty(t))

@@ -315,7 +315,8 @@ describe("--help", () => {
     const rs = await Promise.all(cmds.map((c) => mandate(...c, "--help")))
     rs.forEach((r, i) => {
       expect(r.status, cmds[i].join(" ")).toBe(0)
-      expect(r.stdout).toContain("DESCRIPTION")
+      expect(r.stdout.startsWith(`mandate ${cmds[i].join(" ")}: `), cmds[i].join(" ")).toBe(true)
+      expect(r.stdout).toContain(`\nUsage\n  mandate ${cmds[i].join(" ")}`)
     })
   })
 })

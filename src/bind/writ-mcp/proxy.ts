@@ -24,7 +24,7 @@ import { writError, type WritError } from "../../writ/reason.js"
 import { ready, verified } from "./client.js"
 import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
 import { advertisementOf, CALL_META, toolOp } from "./present.js"
-import { type McpPolicyError, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
+import { CLIENT_GONE, type McpPolicyError, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
 import { Receipts, receipt } from "./receipts.js"
 import { errorAnswer, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
 
@@ -275,7 +275,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           return yield* checkDrained
         }
         if (isRequest(m)) {
-          if (clientClosed) return yield* toServer(errorAnswer(m.id as RequestId, INTERNAL, "mandate/client_gone", "the client has closed"))
+          if (clientClosed) return yield* toServer(errorAnswer(m.id as RequestId, INTERNAL, CLIENT_GONE, "the client has closed"))
           serverOpen.set(idKey(m.id as RequestId), m.id as RequestId)
           return yield* toClient(m)
         }
@@ -287,7 +287,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const clientGone = Effect.gen(function*() {
       if (clientClosed) return
       clientClosed = true
-      for (const id of serverOpen.values()) yield* toServer(errorAnswer(id, INTERNAL, "mandate/client_gone", "the client has closed"))
+      for (const id of serverOpen.values()) yield* toServer(errorAnswer(id, INTERNAL, CLIENT_GONE, "the client has closed"))
       serverOpen.clear()
       yield* checkDrained
       yield* Deferred.await(drained).pipe(Effect.timeoutOption(o.shutdownGrace ?? "60 seconds"))

@@ -5,17 +5,27 @@
 // section. A Writ check inside the binding still fails with its section 11 `WritError` (e.g.
 // `malformed` for arguments that differ from the signed `args`, adoption.md 2a).
 import { Schema } from "effect"
+import * as Binding from "../../writ/binding-reason.js"
 
 export const mcpReasonCodes = [
-  "missing_call",
+  ...Binding.MissingCall.literals,
   "unenforced_server",
-  "missing_tally",
-  "result_mismatch",
+  ...Binding.MissingTally.literals,
+  ...Binding.ResultMismatch.literals,
   "unreachable_server",
   "unpinned_tool",
   "tool_changed",
   "unbound_argument"
 ] as const
+
+/**
+ * The binding's implementation codes (section 11, last paragraph: namespaced): a tool call naming
+ * no tool of the server's set, and a request the proxy answers itself when its client has gone.
+ */
+export const UNKNOWN_TOOL = "mandate/unknown_tool"
+export const CLIENT_GONE = "mandate/client_gone"
+export const McpImplementationCode = Schema.Literal(UNKNOWN_TOOL, CLIENT_GONE)
+export type McpImplementationCode = typeof McpImplementationCode.Type
 
 /** The one union of the binding's codes. */
 export const McpReason = Schema.Literal(...mcpReasonCodes)
@@ -23,7 +33,7 @@ export type McpReason = typeof McpReason.Type
 
 /** A tool call arrived with no Writ call at a server that requires one (bindings.md, Server). */
 export class MissingCall extends Schema.TaggedError<MissingCall>()("MissingCall", {
-  reason: Schema.Literal("missing_call"),
+  reason: Binding.MissingCall,
   message: Schema.String
 }) {}
 
@@ -36,14 +46,14 @@ export class UnenforcedServer extends Schema.TaggedError<UnenforcedServer>()("Un
 
 /** A result with no tally: the work does not count as done (adoption.md 2a, second client rule). */
 export class MissingTally extends Schema.TaggedError<MissingTally>()("MissingTally", {
-  reason: Schema.Literal("missing_tally"),
+  reason: Binding.MissingTally,
   message: Schema.String
 }) {}
 
 /** The body, `isError` and the tally disagree (bindings.md, "What a verified result
  * authenticates"); `path` names the member that contradicts the tally. */
 export class ResultMismatch extends Schema.TaggedError<ResultMismatch>()("ResultMismatch", {
-  reason: Schema.Literal("result_mismatch"),
+  reason: Binding.ResultMismatch,
   path: Schema.String,
   message: Schema.String
 }) {}

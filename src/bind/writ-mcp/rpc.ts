@@ -3,7 +3,8 @@
 // server (`initialize`, paginated `tools/list`) when it runs without a client (`--print-pins`).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Data, Deferred, Duration, Effect, Runtime } from "effect"
+import { Data, Duration, Effect, FiberSet } from "effect"
+import * as Correlator from "../../kernel/correlator.js"
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
 
 export type RequestId = string | number
@@ -49,21 +50,19 @@ export const MAX_PAGES = 100
  * A server transport driven directly: started, initialized, then `request` per call, each bounded
  * by `timeout`. Closed with the scope. Used by `--print-pins`, which must see tool definitions as
  * the server sent them (an SDK client would re-shape them), and hash them as the proxy does.
+ * The transport's callbacks run on a runtime owned by the scope (FiberSet.makeRuntime); answers
+ * are routed by id through the shared correlator, which fails every waiting request on close.
  */
 export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = "30 seconds") =>
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<never>()
-    const waiting = new Map<number, Deferred.Deferred<Message, RpcError>>()
+    const run = yield* FiberSet.makeRuntime<never>()
+    const waiting = Correlator.make<string, Message, RpcError>()
     let next = 1
     transport.onmessage = (m) => {
       const msg = m as unknown as Message
-      if (!isResponse(msg)) return
-      const d = waiting.get(msg.id as number)
-      if (d !== undefined) Runtime.runSync(runtime)(Deferred.succeed(d, msg))
+      if (isResponse(msg)) run(waiting.complete(idKey(msg.id as RequestId), msg))
     }
-    transport.onclose = () => {
-      for (const d of waiting.values()) Runtime.runSync(runtime)(Deferred.fail(d, new RpcError({ message: "the server exited" })))
-    }
+    transport.onclose = () => void run(waiting.close(new RpcError({ message: "the server exited" })))
     yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => transport.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) }),
       () => Effect.promise(() => transport.close().catch(() => undefined))
@@ -71,12 +70,8 @@ export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = 
     const request = (method: string, params: JsonObject): Effect.Effect<JsonObject, RpcError> =>
       Effect.gen(function*() {
         const id = next++
-        const d = yield* Deferred.make<Message, RpcError>()
-        waiting.set(id, d)
-        yield* send(transport, { jsonrpc: "2.0", id, method, params })
-        const answer = yield* Deferred.await(d).pipe(
-          Effect.timeoutFail({ duration: timeout, onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) }),
-          Effect.ensuring(Effect.sync(() => waiting.delete(id)))
+        const answer = yield* waiting.call(idKey(id), undefined, send(transport, { jsonrpc: "2.0", id, method, params })).pipe(
+          Effect.timeoutFail({ duration: timeout, onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) })
         )
         if (!isJsonObject(answer.result)) return yield* Effect.fail(new RpcError({ message: `${method}: ${JSON.stringify(answer.error ?? null)}` }))
         return answer.result

@@ -27,7 +27,7 @@ import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import { type AuditBase, type ExecutorEnv, rememberIssuers, signWith, unsavedCovers } from "./state.js"
 import type { AcceptedCall } from "./stores.js"
-import { signPending, signRefusal } from "./tally-sign.js"
+import { identity, signPending, signRefusal } from "./tally-sign.js"
 
 /** What step 9 found, or that the call was accepted. */
 type Found =
@@ -130,11 +130,23 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKe
             )
         }
       }),
-      // Steps 3 to 10: a signed `failed` tally, returned and not stored.
+      // Steps 3 to 10: a signed `failed` tally, returned and not stored. A chain whose root this
+      // executor does not accept authenticates nobody it acts for: anyone can sign one with a key
+      // of their own, as many as they like. Its refusal's audit row is therefore on the peer's
+      // allowance for unauthenticated refusals (section 9.3, section 12), as steps 1 and 2 are.
       Effect.catchTag("SignedRefusal", (e) =>
         Effect.flatMap(
           Effect.zipRight(publishRefused(env, facts, e.reason), sign(signRefusal(checked.id, leaf.id, K.op, now, e.reason))),
-          (tally) => answered({ _tag: "tally", tally, res: Option.none() })
+          (tally) => {
+            const answer = { _tag: "tally", tally, res: Option.none() } as const
+            return Effect.flatMap(env.roots.accepts(chain[0].value.iss), (anchored) =>
+              anchored
+                ? answered(answer)
+                : Effect.as(
+                  auditRefusal(env, { ...fullAudit, outcome: String(tally.st), reason: e.reason, signed: identity(tally) }),
+                  { _tag: "answered", answer } as const
+                ))
+          }
         ))
     )
   }).pipe(

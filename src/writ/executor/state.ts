@@ -3,7 +3,7 @@
 // 14.1 says: the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
 // calls that delegated, and the audit fields of accepted calls waiting for their final tally.
-import { Context, Deferred, type Duration, Effect, FiberSet, Option, type Scope } from "effect"
+import { Context, Deferred, type Duration, Effect, FiberSet, type Scope } from "effect"
 import { DecisionEvents, type DecisionEventsService } from "../../accounting/decision-events.js"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
@@ -171,7 +171,7 @@ export const makeEnv = (
     auditLog: Context.get(context, AuditLog),
     cache: Context.get(context, VerificationCache),
     rootLifetime: yield* RootLifetime,
-    decisions: Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void })),
+    decisions: yield* DecisionEvents,
     gate: yield* gateFromContext,
     state: {
       work: yield* FiberSet.make<CallAnswer>(),

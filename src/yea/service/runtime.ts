@@ -65,8 +65,8 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
       : Context.add(outer, VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
     const random = yield* RandomBytes
     const owner = encodeBase64url(yield* random.bytes(12))
-    // Issue 9 item 9: decisions go to the DecisionEvents in context when the runtime is made, if any.
-    const events = Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void }))
+    // Decisions go to the DecisionEvents in context when the runtime is made (by default, dropped).
+    const events = yield* DecisionEvents
     const env: Env = {
       spec: spec as ServiceSpec<unknown>,
       owner,
