@@ -19,7 +19,7 @@ import { encodeCanonical } from "../kernel/canonical.js"
 import type { Json } from "../kernel/json.js"
 import { exitFailed } from "./io.js"
 import { shortKey } from "./writ-check.js"
-import { cliError, describeFailure, forceOption, readObjectFile, runCommand, writeJson } from "./writ-io.js"
+import { cliError, type CliReason, describeFailure, forceOption, readObjectFile, runCommand, writeJson } from "./writ-io.js"
 
 const readPem = (path: Option.Option<string>) =>
   Option.isNone(path)
@@ -47,7 +47,7 @@ export const writA2aServeCommand = Command.make(
   },
   (o) =>
     Effect.scoped(Effect.gen(function*() {
-      if (!o.path.startsWith("/")) return yield* Effect.fail(cliError("mandate/bad_path", "--path starts with /"))
+      if (!o.path.startsWith("/")) return yield* Effect.fail(cliError("mandate/usage", "--path starts with /"))
       const cert = yield* readPem(o.tlsCert)
       const tlsKey = yield* readPem(o.tlsKey)
       const ca = yield* readPem(o.clientCa)
@@ -81,7 +81,8 @@ export const writA2aServeCommand = Command.make(
     )
 ).pipe(Command.withDescription("Run an A2A agent endpoint (Agent Card, JSON-RPC; A2A 1.0 with 0.3 read) in front of a Writ executor and a handler module"))
 
-const fromA2a = (e: A2aError) => cliError(e.reason, e.message, e.path)
+// An executor's implementation code (section 11) is relayed as the executor gave it.
+const fromA2a = (e: A2aError) => cliError(e.reason as CliReason, e.message, e.path)
 
 export const writA2aSendCommand = Command.make(
   "a2a-send",

@@ -69,7 +69,7 @@ describe("mandate writ a2a-serve and a2a-send refusals", () => {
     const root = await runCli(["writ", "a2a-serve", "--key", join(dir, "c.key"), "--root", "did:key:nope", "--handler", join(dir, "handler.mjs"), "--port", "0"])
     expect(root.stderr).toMatch(/^error: mandate\/bad_root/)
     const serve = (...more: Array<string>) => runCli(["writ", "a2a-serve", "--key", join(dir, "c.key"), "--root", keyOf(A), "--handler", join(dir, "handler.mjs"), "--port", "0", ...more])
-    expect((await serve("--path", "a2a")).stderr).toMatch(/^error: mandate\/bad_path/)
+    expect((await serve("--path", "a2a")).stderr).toMatch(/^error: mandate\/usage at mandate writ a2a-serve: --path starts with \//)
     writeFileSync(join(dir, "x.pem"), "not a certificate")
     expect((await serve("--tls-cert", join(dir, "x.pem"))).stderr).toMatch(/^error: mandate\/bad_tls at mandate writ a2a-serve: --tls-cert and --tls-key go together/)
     expect((await serve("--client-ca", join(dir, "x.pem"))).stderr).toMatch(/^error: mandate\/bad_tls/)
