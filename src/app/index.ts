@@ -5,3 +5,4 @@ export { loadHandler, readBindingsFile, serveExecutor, type ServeOptions, startE
 export { startGate } from "./writ-gate.js"
 export { runFiles } from "./writ-files.js"
 export { initLedger, openLedger, type OpenOptions, openStores, parseLocation, recordDecisions } from "./ledger-open.js"
+export { type A2aServeOptions, startA2a } from "./writ-a2a-serve.js"

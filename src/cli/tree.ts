@@ -57,6 +57,8 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "approver", description: "Name the key that must approve a refused call (Appendix E): the issuer of the first writ that refuses it", load: () => import("./writ-approve.js").then((m) => m.writApproverCommand) },
       { name: "approve", description: "Sign the pinned approval writ, or re-issue your writ below it (Appendix E); writes the new chain", load: () => import("./writ-approve.js").then((m) => m.writApproveCommand) },
       { name: "gate", description: "Run writ gate: Writ in front of a plain HTTP API, from a mapping file (docs/writ-gate.md)", load: () => import("./writ-gate.js").then((m) => m.writGateCommand) },
+      { name: "a2a-serve", description: "Run an A2A agent endpoint (A2A 1.0, 0.3 read) in front of a Writ executor and a handler module (docs/a2a.md)", load: () => import("./writ-a2a.js").then((m) => m.writA2aServeCommand) },
+      { name: "a2a-send", description: "Send a call or a revoke to an A2A agent (docs/a2a.md) and verify the answer", load: () => import("./writ-a2a.js").then((m) => m.writA2aSendCommand) },
       { name: "files", description: "The file binding: run a folder's calls (executor), or check a tally beside its work", load: () => import("./writ-files.js").then((m) => m.writFilesCommand) },
       { name: "scenarios", description: "Run executor scenarios (Writ section 14.1) on the SQLite and memory stores", load: () => import("./writ-scenarios.js").then((m) => m.writScenariosCommand) }
     ]

@@ -6,6 +6,7 @@
 // section 11 code when a Writ check refused the input, or a `mandate/...` code (section 11, last
 // paragraph: implementation codes are namespaced) for what is not a protocol rejection, such as an
 // unreadable file. The code is printed first on the line so scripts can match it.
+import type { A2aReason, A2aRpcCode } from "../bind/writ-a2a/errors.js"
 import { Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -43,6 +44,8 @@ export type CliReason =
   | ConsentInvalid["code"]
   | LedgerReason
   | ConsoleReason
+  | Exclude<A2aReason, `mandate/${string}`>
+  | A2aRpcCode
 
 export class CliError extends Data.TaggedError("CliError")<{
   readonly reason: CliReason
