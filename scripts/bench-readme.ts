@@ -1,7 +1,7 @@
 // `npm run bench:readme [-- --from LOG]`: runs every benchmark once (`npm run bench`, no name), keeps
-// the whole output in scripts/bench/results/last-run.txt, and rewrites the README's block between
+// the whole output in scripts/bench/results/last-run.txt, and rewrites docs/benchmarks.md's block between
 // `<!-- bench:begin -->` and `<!-- bench:end -->` with the machine, its load, and every summary
-// line (`NAME: ...`, each benchmark's last line) of that one run, so the figures the README shows
+// line (`NAME: ...`, each benchmark's last line) of that one run, so the figures the docs show
 // always come from one run on one stated machine. `--from LOG` rebuilds the block from a saved log.
 import { spawn } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const logFile = join(root, "scripts", "bench", "results", "last-run.txt")
-const readme = join(root, "README.md")
+const page = join(root, "docs", "benchmarks.md")
 const BEGIN = "<!-- bench:begin -->"
 const END = "<!-- bench:end -->"
 
@@ -73,7 +73,7 @@ export const block = (log: string): string => {
   return [
     BEGIN,
     `One run of every benchmark (\`npm run bench\` with no name, as \`npm run bench:readme\` runs it: each in turn, in one process), on: ${machine}; load average at the end ${endLoad}.`,
-    `The whole output is in [scripts/bench/results/last-run.txt](scripts/bench/results/last-run.txt).`,
+    `The whole output is in [scripts/bench/results/last-run.txt](../scripts/bench/results/last-run.txt).`,
     "",
     "| bench | took | summary (its last line) |",
     "|---|---|---|",
@@ -89,12 +89,12 @@ const main = async () => {
     mkdirSync(dirname(logFile), { recursive: true })
     writeFileSync(logFile, log)
   }
-  const text = readFileSync(readme, "utf8")
+  const text = readFileSync(page, "utf8")
   const b = text.indexOf(BEGIN)
   const e = text.indexOf(END)
-  if (b < 0 || e < b) throw new Error(`README.md has no ${BEGIN} ... ${END} block`)
-  writeFileSync(readme, text.slice(0, b) + block(log) + text.slice(e + END.length))
-  console.log(`README.md: benchmark block rewritten from ${fromAt >= 0 ? process.argv[fromAt + 1] : "this run"}`)
+  if (b < 0 || e < b) throw new Error(`docs/benchmarks.md has no ${BEGIN} ... ${END} block`)
+  writeFileSync(page, text.slice(0, b) + block(log) + text.slice(e + END.length))
+  console.log(`docs/benchmarks.md: benchmark block rewritten from ${fromAt >= 0 ? process.argv[fromAt + 1] : "this run"}`)
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await main()

@@ -12,3 +12,5 @@ export * as Store from "./store/index.js"
 export * as Bind from "./bind/index.js"
 export * as App from "./app/index.js"
 export * as Console from "./console/index.js"
+// The example services of the demo, the tests and the benchmarks (src/examples).
+export * as Examples from "./examples/index.js"

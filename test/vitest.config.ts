@@ -11,7 +11,7 @@ import { defineConfig } from "vitest/config"
 //   (`*kill*`, `crash`, `startup`), the CLI started as a server or at a pseudo-terminal (the
 //   `INTEGRATION_FILES` below: files that spawn `mandate ... serve`, an MCP server, bridge or proxy,
 //   or several processes sharing one store), the
-//   README's examples run as programs, the benchmarks, and any `*.integration.test.ts`.
+//   docs' TypeScript examples run as programs, the benchmarks, and any `*.integration.test.ts`.
 // - unit: everything else: pure and in-process tests, CLI commands run in process through the
 //   CLI's run function (test/support/cli.ts `runCli`). `npm test` runs this project only.
 //
@@ -59,7 +59,6 @@ const INTEGRATION = [
   "test/**/*kill*.test.ts",
   "test/**/crash.test.ts",
   "test/**/startup.test.ts",
-  "test/**/readme.test.ts",
   "test/**/*.integration.test.ts",
   ...INTEGRATION_FILES
 ]
@@ -74,12 +73,13 @@ export default defineConfig({
     // Two workers (the machine's two cores): files share no port, folder, schema or global.
     poolOptions: { forks: { minForks: 1, maxForks: 2 } },
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // integration starts the CLI as a process bundled (test/support/bin-setup.ts); e2e from the sources.
+    // integration starts the CLI as a process bundled (test/support/bin-setup.ts); e2e from the sources,
+    // and runs the demo once for the tests that read what it leaves (test/support/demo-run.ts).
     projects: [
       // unit first, then integration, then e2e: a quick failure shows before the slow ones run.
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...E2E, ...INTEGRATION], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "integration", include: INTEGRATION, exclude: E2E, globalSetup: ["./test/support/bin-setup.ts"], sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: "e2e", include: E2E, sequence: { groupOrder: 2 } } }
+      { extends: true, test: { name: "e2e", include: E2E, globalSetup: ["./test/support/demo-setup.ts"], sequence: { groupOrder: 2 } } }
     ]
   }
 })

@@ -13,7 +13,7 @@
 //           anything (the bound on `help`; `verify` adds the Writ verifier and the file read)
 //   effect  `import("effect")` alone, unbundled, as the library's users load it: for comparison
 //
-// Targets (issue 15): help and verify at most 4x node's wall time and under 120 MB.
+// Targets: help and verify at most 4x node's wall time and under 120 MB.
 // The last line is `cli: help R verify R (x node)`.
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"

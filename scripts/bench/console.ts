@@ -1,4 +1,4 @@
-// `npm run bench -- console [--rows N]`: a store of 1,000,000 audit rows (issue 14). Measured in the
+// `npm run bench -- console [--rows N]`: a store of 1,000,000 audit rows. Measured in the
 // same run, each the median of several rounds:
 //   baseline  a plain `SELECT count(*) FROM writ_audit` on the store (better-sqlite3, read-only);
 //   api       the console's first audit page (`GET /api/audit`, 100 rows) over HTTP on loopback;

@@ -1,5 +1,5 @@
 // `npm run bench -- executor [--n N] [--m M] [--concurrency C] [--amount A] [--synchronous full|normal]`: the concurrency
-// proof of issue 3. The executor runs as its own process (`writ serve`, SQLite store, WAL) and is
+// proof. The executor runs as its own process (`writ serve`, SQLite store, WAL) and is
 // driven over HTTP on loopback with C requests in flight:
 //   1. N distinct calls race for a writ with `count` 1: exactly one is accepted, every other is
 //      refused `count_exhausted`, and `sys/tallies` under the writ lists exactly one tally;
@@ -98,7 +98,7 @@ const trivialRate = async (url: string, concurrency: number, count: number, body
 // ---------------------------------------------------------------------------------------------
 
 export async function run(args: ReadonlyArray<string>): Promise<void> {
-  // N workers on PostgreSQL (issue 13 item 4): scripts/bench/_executor-workers.ts.
+  // N workers on PostgreSQL: scripts/bench/_executor-workers.ts.
   if (args.includes("--store") && /^postgres/.test(args[args.indexOf("--store") + 1] ?? "")) return runWorkers(args)
   const N = flag(args, "n", 2000)
   const M = flag(args, "m", 10_000)

@@ -1,4 +1,4 @@
-// `npm run bench -- hostile [--seconds S] [--count N] [--concurrency C]`: issue 11's floods against
+// `npm run bench -- hostile [--seconds S] [--count N] [--concurrency C]`: hostile floods against
 // a real `writ serve` (its own process, real listener, real SQLite store), each bounded in count
 // and time. For each flood it measures, beside baselines from the same run:
 //   - a well-formed call's latency (median and p99) against its idle median (target: within 5x);

@@ -3,7 +3,7 @@
 // Each benchmark prints its figures beside a baseline measured in the same run, as a ratio,
 // because these machines are noisy: absolute numbers are not comparable across runs. Each ends with
 // a summary line `NAME: ...`; `npm run bench:readme` runs them all once and writes those lines,
-// with the machine and its load (printed here), into the README's benchmark section.
+// with the machine and its load (printed here), into the benchmark block of docs/benchmarks.md.
 import { readdirSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { dirname, join } from "node:path"
@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const available = readdirSync(here).filter((f) => f.endsWith(".ts") && f !== "main.ts" && !f.startsWith("_")).map((f) => f.slice(0, -3)).sort()
 const [name, ...rest] = process.argv.slice(2)
 // With no name, every benchmark with its defaults, and the executor once more as N workers on
-// PostgreSQL (issue 13 item 4), on a schema of its own.
+// PostgreSQL, on a schema of its own.
 const PG_WORKERS = ["--store", "postgres://postgres@127.0.0.1:5432/test#bench_all_workers", "--workers", "4", "--n", "400"]
 const plan: Array<{ readonly b: string; readonly args: ReadonlyArray<string> }> = name === undefined
   ? available.flatMap((b) => b === "executor" ? [{ b, args: [] }, { b, args: PG_WORKERS }] : [{ b, args: [] }])

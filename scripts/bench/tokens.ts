@@ -1,5 +1,5 @@
 // `npm run bench -- tokens`: the five tasks of docs/bench-RESULTS.md against the example services
-// (src/yea/examples), YEA (what the agent reads: Lens) beside the same data as a REST-style MCP
+// (src/examples), YEA (what the agent reads: Lens) beside the same data as a REST-style MCP
 // server would send it, as minified and as pretty JSON. Counted with a real tokenizer
 // (gpt-tokenizer, o200k_base) and with the SPEC §8 estimate, side by side, in the same run.
 //
@@ -18,7 +18,7 @@ import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import * as MemoryYea from "../../src/store/memory/yea.js"
 import { makeClient, lensForModel, type YeaClientShape } from "../../src/yea/client.js"
 import { fixedClock } from "../../src/yea/conformance.js"
-import { calendarService, MENU, shopService } from "../../src/yea/examples/index.js"
+import { calendarService, MENU, shopService } from "../../src/examples/index.js"
 import type { FinalReply } from "../../src/yea/frame.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { connectInProcess } from "../../src/yea/inproc.js"

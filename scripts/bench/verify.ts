@@ -1,7 +1,7 @@
 // `npm run bench -- verify [--ms=N] [--rounds=N]`: verifying forward calls as an executor receives
 // them (the `verify_call` operation, section 14: section 7 steps 1 to 4 and section 5's forward
 // rules, on the request bytes as received), under chains of 1, 2, 4 and 8 writs, beside raw
-// node:crypto Ed25519 verifies measured in the same run, as a ratio (issue 13 item 1).
+// node:crypto Ed25519 verifies measured in the same run, as a ratio.
 //
 //   fresh   every call comes under a chain never seen before: each of its n writs and the call
 //           itself cost a signature check, n + 1 signatures a call. The ratio is signatures

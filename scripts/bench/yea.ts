@@ -22,7 +22,7 @@ import { publicKeyObject, signerFromSeed, verifyWithKeyObject } from "../../src/
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { stateLayer } from "../../src/app/yea-serve.js"
 import { makeClient } from "../../src/yea/client.js"
-import { shopService } from "../../src/yea/examples/index.js"
+import { shopService } from "../../src/examples/index.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import type { Proposal } from "../../src/yea/proposal.js"

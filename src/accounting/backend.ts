@@ -6,7 +6,7 @@
 //
 // A store may also take a whole reserve as one step of its own (`reserveStep`): PostgreSQL does, in
 // one statement, because a hot limit's row lock is held until COMMIT and every client round trip
-// inside the step is time that every other reserve on that limit waits (issue 13 item 5). Such a
+// inside the step is time that every other reserve on that limit waits. Such a
 // step applies core.ts's rule and reports what it read, and core.ts checks its verdict.
 import { Context, type Effect, type Option } from "effect"
 import type { AtomicService, Reservation } from "./reservations.js"

@@ -91,7 +91,7 @@ const inconsistent = (id: string, message: string) =>
 
 export const makeReservations = (backend: ReservationBackend): ReservationsService => {
   const step = backend.reserveStep ?? composedStep(backend)
-  // Spans (issue 12 item 7): each entry point is named, with the reservation id as an attribute,
+  // Spans: each entry point is named, with the reservation id as an attribute,
   // so a trace shows how long a call spends deciding and settling its spend.
   const reserve = Effect.fn("Reservations.reserve")(
     function*(request: ReserveRequest): Effect.fn.Return<Reserved, ReserveError> {
@@ -162,8 +162,8 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
         .filter(([, d]) => d !== 0n)
       const settled: Reservation = { ...r, state: target, consumed }
       yield* backend.update(settled)
-      // The limit rows last, as in a reserve: a hot limit's row is locked for the least time
-      // (issue 13 item 5), and in the same order (id, reservation row, sorted keys) as reserves take.
+      // The limit rows last, as in a reserve: a hot limit's row is locked for the least time,
+      // and in the same order (id, reservation row, sorted keys) as reserves take.
       const overrun = r.limits.map(() => 0n)
       if (deltas.length > 0) {
         const before = yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))

@@ -1,5 +1,5 @@
-// The decision events every protocol publishes (issue 9 item 9: "one ledger for all three
-// protocols"). A protocol never imports the ledger (DESIGN.md): Writ's executor and the YEA runtime
+// The decision events every protocol publishes (one ledger for all three
+// protocols). A protocol never imports the ledger (DESIGN.md): Writ's executor and the YEA runtime
 // publish what they allowed, refused and spent to this service, and the decision ledger provides a
 // Layer that subscribes (src/ledger/subscriber.ts) and writes each event as a ledger line. The
 // default Layer drops them, so a protocol runs unchanged with no ledger configured.
@@ -55,14 +55,21 @@ export interface DecisionEventsService {
   readonly publish: (event: ProtocolDecision) => Effect.Effect<void>
 }
 
-export class DecisionEvents extends Context.Tag("mandate/DecisionEvents")<DecisionEvents, DecisionEventsService>() {
-  /** No ledger: every event is dropped. */
-  static readonly none: Layer.Layer<DecisionEvents> = Layer.succeed(DecisionEvents, { publish: () => Effect.void })
+/** No ledger: every event is dropped. */
+const dropAll: DecisionEventsService = { publish: () => Effect.void }
+
+/**
+ * Where decisions go. A Reference: when no Layer provides it, its default drops every event, so a
+ * protocol reads it unconditionally and runs unchanged with no ledger configured.
+ */
+export class DecisionEvents extends Context.Reference<DecisionEvents>()("mandate/DecisionEvents", { defaultValue: () => dropAll }) {
+  /** No ledger: every event is dropped (the default, made explicit). */
+  static readonly none: Layer.Layer<DecisionEvents> = Layer.succeed(DecisionEvents, dropAll)
 }
 
-/** Publishes through the DecisionEvents in context, or drops the event when none is provided. */
+/** Publishes through the DecisionEvents in context (by default, dropped). */
 export const publishDecision = (event: ProtocolDecision): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(DecisionEvents), (o) => (o._tag === "Some" ? o.value.publish(event) : Effect.void))
+  Effect.flatMap(DecisionEvents, (events) => events.publish(event))
 
 const utf8 = new TextEncoder()
 /** `s` when it fits `pattern`; otherwise `h:` and its hash, so an odd value is still told apart but never dropped. */

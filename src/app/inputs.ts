@@ -7,11 +7,12 @@ import { Data, Effect, Option } from "effect"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseJson } from "../kernel/json.js"
+import type { ServeCode } from "./codes.js"
 import type { ApplicationService } from "../writ/executor/services.js"
 import { parseBindings, type TransportBindings } from "../bind/writ-http/peer.js"
 
 export class ServeError extends Data.TaggedError("ServeError")<{
-  readonly code: string
+  readonly code: ServeCode
   /** The file (or server) the failure is about, when there is one: the store, a key file. */
   readonly path?: string
   readonly message: string

@@ -3,7 +3,7 @@
 //   postgres://...#SCHEMA            PostgreSQL, for many workers (the schema isolates a deployment);
 // and the Layers that open it: Reservations, Atomic, the LedgerStore and, once created, the writer;
 // and `recordDecisions`, the DecisionEvents Layer a composition root (writ serve, the demos) gives a
-// protocol so that its decisions land in the ledger (issue 9 item 9). A safe_telemetry ledger's
+// protocol so that its decisions land in the ledger. A safe_telemetry ledger's
 // pseudonym key is found outside the store (ledger-key.ts) and given to the writer as LedgerKey.
 import type { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
@@ -25,6 +25,7 @@ import * as PgStore from "../store/postgres/client.js"
 import * as PgLedger from "../store/postgres/ledger.js"
 import * as PgReservations from "../store/postgres/reservations.js"
 import * as SqliteStore from "../store/sqlite/client.js"
+import * as SqliteGroupCommit from "../store/sqlite/group-commit.js"
 import * as SqliteLedger from "../store/sqlite/ledger.js"
 import * as SqliteReservations from "../store/sqlite/reservations.js"
 
@@ -46,6 +47,11 @@ export interface OpenOptions extends KeyOptions {
   /** SQLite `synchronous` (full by default; normal survives a killed process, not a power loss). */
   readonly synchronous?: "full" | "normal"
   readonly maxConnections?: number
+  /**
+   * SQLite: whether atomic steps share COMMITs through group commit (default true). Off, each step
+   * is a transaction of its own, as before group commit: the ledger benchmark measures both.
+   */
+  readonly groupCommit?: boolean
 }
 
 export type LedgerStores = Reservations | Atomic | LedgerStore | SqlClient.SqlClient
@@ -55,6 +61,15 @@ export const openStores = (where: LedgerLocation, options: OpenOptions = {}): La
   const ledger = options.ledger ?? "default"
   if (where.store === "sqlite") {
     return Layer.mergeAll(SqliteReservations.layer, SqliteLedger.layer(ledger)).pipe(
+      // The Atomic boundary is group commit (group-commit.ts), as for the Writ executor: the atomic
+      // steps of concurrent guarded actions (a reserve with its action, decision and reservation
+      // lines; a settlement with its line) share one BEGIN IMMEDIATE ... COMMIT, each a savepoint
+      // that fails alone, and each caller is answered only after that COMMIT. The chain stays whole:
+      // every append reads the head inside its own step (store/sql/ledger.ts), so a step rolled back
+      // takes its head update with it and the next step chains to what is really stored.
+      // Only Atomic leaves it: the ledger's batcher never stands in for an executor's AdmissionGate.
+      options.groupCommit === false ? Layer.provideMerge(Layer.empty)
+        : Layer.provideMerge(Layer.scoped(Atomic, Effect.map(SqliteGroupCommit.make(), SqliteGroupCommit.atomicOf))),
       // secure_delete: a settled reservation's deleted row leaves no residue in the file.
       Layer.provideMerge(SqliteStore.layer(where.file, { synchronous: options.synchronous ?? "full", secureDelete: true }))
     )

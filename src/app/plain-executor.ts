@@ -11,6 +11,7 @@ import * as MemoryWrit from "../store/memory/writ-stores.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { layer as executorLayer } from "../writ/executor/executor.js"
 import { type Application, Forwarder, PeerBindings, RootPolicy } from "../writ/executor/services.js"
+import { transportPeerBindings, type TransportBindings } from "../bind/writ-http/peer.js"
 import { ServeError } from "./inputs.js"
 
 /** Every root must be an Ed25519 did:key (section 2), refused before anything is opened. */
@@ -25,6 +26,9 @@ export interface PlainExecutorOptions {
   readonly application: Layer.Layer<Application, never, never>
   readonly roots: ReadonlyArray<string>
   readonly storeFile?: string
+  /** Transport identities -> keys (section 7.6), for a transport that names peers (mTLS); none:
+   * the check is skipped and audited as such. */
+  readonly bindings?: TransportBindings
 }
 
 // What both store Layers provide: the executor's stores (DESIGN.md: a store implements tags).
@@ -39,7 +43,7 @@ export const plainExecutor = (o: PlainExecutorOptions) => {
     Signer.fromSeed(o.seed),
     o.application,
     RootPolicy.list(o.roots),
-    PeerBindings.none,
+    o.bindings === undefined ? PeerBindings.none : transportPeerBindings(o.bindings),
     Forwarder.none,
     VerificationCache.layer({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES })
   )

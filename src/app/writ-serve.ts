@@ -15,7 +15,7 @@ import { type ListenerLimits, listen, type TlsOptions } from "../bind/writ-http/
 import { didKeyFromPublicKey, publicKeyFromDidKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
-import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../kernel/verification-cache.js"
+import { VerificationCache } from "../kernel/verification-cache.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
 import { locationOf } from "../store/postgres/client.js"
 import * as PgWrit from "../store/postgres/writ-stores.js"
@@ -82,7 +82,7 @@ export interface ServeOptions {
   readonly publicUrl?: string
   /**
    * A decision ledger (a SQLite file other than `storeFile`, or postgres://...#schema) that
-   * receives every section 7 decision (issue 9 item 9); created local_full when absent.
+   * receives every section 7 decision; created local_full when absent.
    */
   readonly ledger?: string
 }
@@ -95,7 +95,7 @@ export interface RunningExecutor {
   readonly resolved: number
 }
 
-/** A startup failure of the store, naming its file (issue 11 item 9). */
+/** A startup failure of the store, naming its file. */
 const storeUnavailable = (storeFile: string) => (e: { readonly message: string }): ServeError =>
   new ServeError({ code: "mandate/store_unavailable", path: storeFile, message: e.message })
 
@@ -122,6 +122,13 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       : yield* Layer.build(recordDecisions(parseLocation(options.ledger))).pipe(
         Effect.mapError((e) => new ServeError({ code: "mandate/ledger_unavailable", path: options.ledger!, message: e._tag === "LedgerError" ? `${e.reason}: ${e.detail}` : e.message }))
       )
+    // The cache's size: the option when given, else MANDATE_VERIFICATION_CACHE_BYTES through Config
+    // (VerificationCache.layerConfig), else the default; a bad value is the command's failure.
+    const cache = options.verificationCacheBytes === undefined
+      ? yield* Layer.build(VerificationCache.layerConfig).pipe(
+        Effect.mapError((e) => new ServeError({ code: "mandate/bad_config", message: `MANDATE_VERIFICATION_CACHE_BYTES: ${String(e)}` }))
+      )
+      : Context.make(VerificationCache, VerificationCache.make({ maxBytes: options.verificationCacheBytes }))
     const services = Layer.mergeAll(
       Layer.succeedContext(decisions),
       Signer.fromSeed(seed),
@@ -129,7 +136,7 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       RootPolicy.list(options.roots),
       transportPeerBindings(bindings),
       httpForwarder(options.forward ?? {}, options.forwardTls === undefined ? {} : { tls: options.forwardTls }),
-      VerificationCache.layer({ maxBytes: options.verificationCacheBytes ?? DEFAULT_VERIFICATION_CACHE_BYTES }),
+      Layer.succeedContext(cache),
       RootLifetime.layer(options.rootLifetimeSeconds === undefined ? DEFAULT_ROOT_LIFETIME_SECONDS : options.rootLifetimeSeconds)
     )
     // The store's pragmas are its Layer's options (src/store/sqlite/client.ts). On PostgreSQL the

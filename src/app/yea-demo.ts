@@ -1,4 +1,4 @@
-// `mandate yea demo` (issue 7, item 8): one agent, the example calendar and shop, and the whole flow
+// `mandate yea demo`: one agent, the example calendar and shop, and the whole flow
 // on a transport: HELLO, ASK, INTENT, consent_required, approve, COMMIT, a replayed COMMIT, UNDO,
 // an auto-commit inside policy, EXPAND, and a refusal for each caveat kind. Every step prints what
 // the agent reads (the hardened Lens of the reply) and checks its expectation; the result lists the
@@ -8,8 +8,8 @@ import { Clock, Effect, Layer, Scope } from "effect"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { lensForModel, makeClient, type YeaConnection } from "../yea/client.js"
 import { issueConsentGrant } from "../yea/consent.js"
-import { CALENDAR_ID } from "../yea/examples/calendar.js"
-import { SHOP_ID } from "../yea/examples/shop.js"
+import { CALENDAR_ID } from "../examples/calendar.js"
+import { SHOP_ID } from "../examples/shop.js"
 import type { FinalReply } from "../yea/frame.js"
 import { issueRootGrant } from "../yea/grant.js"
 import { keyFromSeed } from "../yea/keys.js"

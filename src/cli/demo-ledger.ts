@@ -1,5 +1,5 @@
-// `--ledger` of `mandate demo` and `mandate yea demo` (issue 9: "the Writ demo and the YEA demo,
-// run with a ledger, leave one verifiable ledger holding both"). The location is made absolute
+// `--ledger` of `mandate demo` and `mandate yea demo` (the Writ demo and the YEA demo,
+// run with a ledger, leave one verifiable ledger holding both). The location is made absolute
 // (the demo's executor processes run from the repository root), and the ledger is created before
 // any process writes to it.
 import { Effect, Layer, Option } from "effect"

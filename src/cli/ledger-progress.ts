@@ -1,4 +1,4 @@
-// The progress bar of long `mandate ledger` exports and replays (issue 9 item 10): drawn on stderr,
+// The progress bar of long `mandate ledger` exports and replays: drawn on stderr,
 // only when stderr is a terminal (a pipe or a file gets nothing, so output stays parseable), redrawn
 // in place every `every` items and at the end, then left with a newline. No dependency: one line of
 // `\r`-rewritten text. Counted in items, never in time, so it draws the same on any machine.

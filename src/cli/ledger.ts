@@ -1,4 +1,4 @@
-// `mandate ledger init|record|stats|export|verify|replay` (issue 9 item 10). WHERE is a SQLite file
+// `mandate ledger init|record|stats|export|verify|replay`. WHERE is a SQLite file
 // or postgres://...#schema (ledger-open.ts); `--ledger NAME` picks one ledger in the store. Every
 // failure prints one line with its reason code and exits 1. Long exports and replays draw a progress
 // bar on stderr when it is a terminal.
@@ -17,22 +17,25 @@ import { initLedger, openLedger, openStores, parseLocation } from "./ledger-open
 import { stderrProgress } from "./ledger-progress.js"
 import { Schema } from "effect"
 import { CliIo } from "./io.js"
+import { describeParseError, ledgerFailure } from "./ledger-failure.js"
+import { CommandPath } from "./where.js"
 
 const where = Args.text({ name: "WHERE" }).pipe(Args.withDescription("the ledger's store: a SQLite file, or postgres://...#schema"))
 const ledgerName = Options.text("ledger").pipe(Options.withDefault("default"), Options.withDescription("the ledger's name in the store"))
 
-/** One line on stderr, the reason first; exit code 1. */
-const fail = (e: { readonly _tag: string; readonly message?: string }) =>
-  Effect.flatMap(CliIo, (io) =>
-    Effect.sync(() => {
-      const r = e as { reason?: string; detail?: string; path?: string; message?: string }
-      // One line, whatever the detail holds (a Schema's parse error spans several).
-      const why = (r.detail ?? r.message ?? "").replace(/\s*\n\s*/g, " ")
-      io.stderr.write(`error: ${r.reason ?? e._tag}${r.path ? ` at ${r.path}` : ""}: ${why}\n`)
+/** One line on stderr, `error: <code> at <where>: <why>` (ledger-failure.ts); exit code 1. */
+const fail = (e: unknown) =>
+  Effect.gen(function*() {
+    const io = yield* CliIo
+    const command = Option.getOrElse(yield* Effect.serviceOption(CommandPath), () => "mandate ledger")
+    const f = ledgerFailure(e, command)
+    yield* Effect.sync(() => {
+      io.stderr.write(`error: ${f.reason} at ${f.where}: ${f.why}\n`)
       io.fail()
-    }))
+    })
+  })
 
-const run = <A, E extends { readonly _tag: string }, R>(eff: Effect.Effect<A, E, R>) => Effect.catchAll(Effect.asVoid(eff), fail)
+const run = <A, E, R>(eff: Effect.Effect<A, E, R>) => Effect.catchAll(Effect.asVoid(eff), fail)
 
 /**
  * A command that reads a ledger refuses a SQLite path that does not exist before opening it:
@@ -128,7 +131,10 @@ const record = (o: { readonly events: string; readonly task: Option.Option<strin
       const raw = imported && typeof parsed.right === "object" && parsed.right !== null
         ? Object.fromEntries(Object.entries(parsed.right).filter(([k]) => !ENVELOPE.has(k)))
         : parsed.right
-      const body = yield* Effect.mapError(Schema.decodeUnknown(EventBody, { onExcessProperty: "error" })(raw), (e) => ledgerError("invalid_event", e.message.slice(0, 300), `line ${n}`))
+      const body = yield* Effect.mapError(Schema.decodeUnknown(EventBody, { onExcessProperty: "error" })(raw), (e) => {
+        const d = describeParseError(e)
+        return ledgerError("invalid_event", d.why, d.path === "" ? `line ${n}` : `line ${n}, ${d.path}`)
+      })
       // The export's own header is not recorded: this ledger has its own.
       if (body.type === "ledger" && imported) return
       if (body.type === "ledger") return yield* ledgerError("invalid_event", "a header is written by init only", `line ${n}`)
@@ -154,7 +160,7 @@ const events = Effect.gen(function*() {
   return readLedger(s.lines)
 })
 
-const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Options.boolean("json") }, (o) =>
+const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Options.boolean("json").pipe(Options.withDescription("print the groups as JSON instead of a table and a summary")) }, (o) =>
   run(Effect.flatMap(existing(o.where), (location) => Effect.gen(function*() {
     const s = yield* stats(Stream.unwrap(events))
     if (o.json) return yield* Console.log(JSON.stringify(s))
@@ -168,7 +174,10 @@ const statsCommand = Command.make("stats", { where, ledger: ledgerName, json: Op
 
 const exportCommand = Command.make("export", {
   where, ledger: ledgerName,
-  mode: Options.choice("mode", ["local_full", "safe_telemetry", "aggregate_export"]).pipe(Options.withDefault("local_full" as const)),
+  mode: Options.choice("mode", ["local_full", "safe_telemetry", "aggregate_export"]).pipe(
+    Options.withDefault("local_full" as const),
+    Options.withDescription("what to export: the lines as recorded (local_full or safe_telemetry, the ledger's own mode) or aggregate_export (counts per group only)")
+  ),
   minGroup: Options.integer("min-group").pipe(Options.withDefault(5), Options.withDescription("aggregate_export: smallest group shown (default 5)"))
 }, (o) => run(Effect.flatMap(existing(o.where), (location) => Effect.gen(function*() {
   const store = yield* LedgerStore

@@ -7,6 +7,9 @@
 // One @effect/cli tree (tree.ts), of which a run loads only the commands its arguments select, so
 // that starting it stays cheap.
 //
+// Before @effect/cli parses, the command's help model (help.ts) answers `--help` (and a group named
+// alone) with the whole command's help, and refuses an unknown command or option by name.
+//
 // Every failure is one line on stderr, `error: <reason> at <where>: <why>`, and exit status 1:
 // a command's own failures (writ-io.ts `runCommand`), a usage error found by @effect/cli (which
 // would otherwise print its help text; it is re-said here as `mandate/usage` at the command
@@ -17,6 +20,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Readable } from "node:stream"
 import { Cause, ConfigProvider, Console, Effect } from "effect"
+import { renderHelp, select, unknownCommand, unknownOption, useColour, wantsHelp } from "./help.js"
 import { CliIo, consoleOf, exitFailed, type Io } from "./io.js"
 import { commandFor, commandPath } from "./tree.js"
 import { CommandPath } from "./where.js"
@@ -36,6 +40,17 @@ export const runArgs = (args: ReadonlyArray<string>): Effect.Effect<void, never,
     const argv = ["node", "mandate", ...args]
     const where = ["mandate", ...commandPath(args)].join(" ")
     const real = yield* Effect.console
+    const io = yield* CliIo
+    // Help, the version and the usage checks come from the command's help model (help.ts), before
+    // @effect/cli parses: its help names only the last word of a command and its errors name the
+    // value after an unknown option rather than the option.
+    if (args.length === 1 && args[0] === "--version") return yield* Console.log(`mandate ${VERSION}`)
+    const selected = yield* Effect.tryPromise({ try: () => select(args), catch: (e) => e })
+    const whole = ["mandate", ...selected.path].join(" ")
+    const atGroup = selected.group !== undefined && args.length === selected.path.length
+    if (wantsHelp(args) || atGroup) return yield* Console.log(renderHelp(selected.path, selected.model, useColour(io.stdout.isTTY, io.env)).trimEnd())
+    const unknown = unknownCommand(args, selected) ?? unknownOption(args, selected)
+    if (unknown !== undefined) return yield* fail(oneLine("mandate/usage", whole, unknown))
     // @effect/cli prints a usage error's help text with Console.error before failing with it; that
     // text is dropped here (the failure is printed as one line below). Commands get the real
     // console back for their own output.

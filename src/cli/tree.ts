@@ -24,7 +24,10 @@ export interface Group {
 
 export type Entry = Leaf | Group
 
-const isGroup = (e: Entry): e is Group => "subcommands" in e
+export const isGroup = (e: Entry): e is Group => "subcommands" in e
+
+/** What `mandate` is, in the root help. */
+export const ROOT_DESCRIPTION = "Authority, consent and spend control for AI agents"
 
 /** Every command, in the order `--help` lists them. */
 export const tree: ReadonlyArray<Entry> = [
@@ -49,10 +52,13 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "serve", description: "Run a Writ executor over HTTP (section 10) with the SQLite store and a handler module", load: () => import("./writ-serve.js").then((m) => m.writServeCommand) },
       { name: "mcp-echo", description: "A minimal MCP server under Writ (stdio) with one tool, echo, that runs only under a Writ call", load: () => import("./writ-mcp.js").then((m) => m.writMcpEchoCommand) },
       { name: "mcp-proxy", description: "An MCP proxy (stdio) that signs each tools/call under a grant and passes back only verified results", load: () => import("./writ-mcp.js").then((m) => m.writMcpProxyCommand) },
+      { name: "mcp-gate", description: "Writ in front of a plain MCP server (stdio or Streamable HTTP): the gate enforces the grant and signs the tallies", load: () => import("./writ-mcp-gate.js").then((m) => m.writMcpGateCommand) },
       { name: "jws", description: "Wrap a Writ object as a compact JWS, or unwrap and verify one (Appendix D)", load: () => import("./writ-jws.js").then((m) => m.writJwsCommand) },
       { name: "approver", description: "Name the key that must approve a refused call (Appendix E): the issuer of the first writ that refuses it", load: () => import("./writ-approve.js").then((m) => m.writApproverCommand) },
       { name: "approve", description: "Sign the pinned approval writ, or re-issue your writ below it (Appendix E); writes the new chain", load: () => import("./writ-approve.js").then((m) => m.writApproveCommand) },
       { name: "gate", description: "Run writ gate: Writ in front of a plain HTTP API, from a mapping file (docs/writ-gate.md)", load: () => import("./writ-gate.js").then((m) => m.writGateCommand) },
+      { name: "a2a-serve", description: "Run an A2A agent endpoint (A2A 1.0, 0.3 read) in front of a Writ executor and a handler module (docs/a2a.md)", load: () => import("./writ-a2a.js").then((m) => m.writA2aServeCommand) },
+      { name: "a2a-send", description: "Send a call or a revoke to an A2A agent (docs/a2a.md) and verify the answer", load: () => import("./writ-a2a.js").then((m) => m.writA2aSendCommand) },
       { name: "files", description: "The file binding: run a folder's calls (executor), or check a tally beside its work", load: () => import("./writ-files.js").then((m) => m.writFilesCommand) },
       { name: "scenarios", description: "Run executor scenarios (Writ section 14.1) on the SQLite and memory stores", load: () => import("./writ-scenarios.js").then((m) => m.writScenariosCommand) }
     ]
@@ -148,6 +154,6 @@ const build = async (entries: ReadonlyArray<Entry>, words: ReadonlyArray<string>
 /** The `mandate` command with the commands `args` select loaded and the others as stubs. */
 export const commandFor = async (args: ReadonlyArray<string>, around: Around): Promise<AnyCommand> =>
   Command.make("mandate").pipe(
-    Command.withDescription("Authority, consent and spend control for AI agents"),
+    Command.withDescription(ROOT_DESCRIPTION),
     Command.withSubcommands((await build(tree, commandWords(args), around)) as [AnyCommand, ...Array<AnyCommand>])
   )

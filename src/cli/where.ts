@@ -2,4 +2,5 @@
 // file or member of its own. Provided by main.ts around every command's handler.
 import { Context } from "effect"
 
-export class CommandPath extends Context.Tag("mandate/cli/CommandPath")<CommandPath, string>() {}
+// A Reference: a handler run outside main.ts (a test, a library caller) is plain `mandate`.
+export class CommandPath extends Context.Reference<CommandPath>()("mandate/cli/CommandPath", { defaultValue: () => "mandate" }) {}

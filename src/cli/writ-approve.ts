@@ -69,7 +69,7 @@ export const writApproveCommand = Command.make(
         Effect.provide(keys),
         Effect.catchTag("ApprovalError", fromApproval)
       )
-      yield* writeJson(o.out, issued.chain as unknown as Array<JsonObject>, o.force)
+      yield* writeJson(o.out, issued.chainJson, o.force)
       yield* Console.log(`writ ${issued.id} in place of writ ${at} of ${chain.length}`)
       yield* Console.log(`  iss ${issued.writ.iss}`)
       yield* Console.log(`  hld ${issued.writ.hld}`)

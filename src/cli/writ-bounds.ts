@@ -11,23 +11,24 @@ import type { Bound } from "../writ/bound.js"
 import { cliError, type CliError } from "./writ-io.js"
 import { unixSeconds } from "../kernel/clock.js"
 
-const many = (name: string, description: string) =>
-  Options.text(name).pipe(Options.repeated, Options.withDescription(description))
+/** A repeatable bound option; `form` is its value's shape in the help (`NAME=N`). */
+const many = (name: string, form: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName(form), Options.repeated, Options.withDescription(description))
 
 export const boundOptions = {
-  act: Options.text("act").pipe(Options.optional, Options.withDescription("The `act` prefix: operations the holder may perform (section 3.2)")),
-  max: many("max", "NAME=N: a `max` bound, e.g. --max amount=60000 (repeatable)"),
-  count: many("count", "NAME=N: a `count` bound, e.g. --count uses=1 (repeatable)"),
-  total: many("total", "NAME=N: a `total` bound, e.g. --total spend=100000 (repeatable)"),
-  set: many("set", "NAME=A,B,...: a `set` bound; elements that are integers are integers, e.g. --set currency=USD (repeatable)"),
-  window: many("window", "NAME=LO,HI: a `window` bound of integers, e.g. --window date=20261015,20261019 (repeatable)"),
-  prefix: many("prefix", "NAME=P: a `prefix` bound (repeatable)"),
-  holders: Options.text("holders").pipe(Options.optional, Options.withDescription("DID,DID,...: the reserved `hld` bound, keys that may hold a child; empty string forbids delegation")),
+  act: Options.text("act").pipe(Options.withPseudoName("PREFIX"), Options.optional, Options.withDescription("The `act` prefix: operations the holder may perform (section 3.2)")),
+  max: many("max", "NAME=N", "A `max` bound, e.g. --max amount=60000 (repeatable)"),
+  count: many("count", "NAME=N", "A `count` bound, e.g. --count uses=1 (repeatable)"),
+  total: many("total", "NAME=N", "A `total` bound, e.g. --total spend=100000 (repeatable)"),
+  set: many("set", "NAME=A,B,...", "A `set` bound; elements that are integers are integers, e.g. --set currency=USD (repeatable)"),
+  window: many("window", "NAME=LO,HI", "A `window` bound of integers, e.g. --window date=20261015,20261019 (repeatable)"),
+  prefix: many("prefix", "NAME=P", "A `prefix` bound (repeatable)"),
+  holders: Options.text("holders").pipe(Options.withPseudoName("DID,DID,..."), Options.optional, Options.withDescription("The reserved `hld` bound, keys that may hold a child; empty string forbids delegation")),
   depth: Options.integer("depth").pipe(Options.optional, Options.withDescription("The reserved `depth` bound: writs allowed below this one")),
-  bound: many("bound", "NAME=JSON: any bound in full, e.g. --bound 'fare={\"t\":\"set\",\"v\":[\"refundable\"]}' (repeatable)"),
+  bound: many("bound", "NAME=JSON", "Any bound in full, e.g. --bound 'fare={\"t\":\"set\",\"v\":[\"refundable\"]}' (repeatable)"),
   // Text, read by `seconds` below: @effect/cli's integer options take `1e3`, `0x10` and ` 7`.
-  exp: Options.text("exp").pipe(Options.optional, Options.withDescription("Expiry, Unix seconds (exclusive, section 2); after now")),
-  ttl: Options.text("ttl").pipe(Options.optional, Options.withDescription("Expiry as whole seconds from now (at least 1), by this machine's clock"))
+  exp: Options.text("exp").pipe(Options.withPseudoName("SECONDS"), Options.optional, Options.withDescription("Expiry, Unix seconds (exclusive, section 2); after now")),
+  ttl: Options.text("ttl").pipe(Options.withPseudoName("SECONDS"), Options.optional, Options.withDescription("Expiry as whole seconds from now (at least 1), by this machine's clock"))
 }
 
 /** Section 12: "verifiers SHOULD reject a root whose `exp` is more than 24 hours ahead unless
@@ -35,6 +36,7 @@ export const boundOptions = {
 export const ROOT_MAX_TTL = 86_400
 
 export const maxTtlOption = Options.text("max-ttl").pipe(
+  Options.withPseudoName("SECONDS"),
   Options.withDefault(String(ROOT_MAX_TTL)),
   Options.withDescription(`The furthest ahead a root may expire, in seconds (default ${ROOT_MAX_TTL}: section 12's 24 hours)`)
 )

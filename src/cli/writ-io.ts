@@ -6,26 +6,54 @@
 // section 11 code when a Writ check refused the input, or a `mandate/...` code (section 11, last
 // paragraph: implementation codes are namespaced) for what is not a protocol rejection, such as an
 // unreadable file. The code is printed first on the line so scripts can match it.
+import type { A2aReason, A2aRpcCode } from "../bind/writ-a2a/errors.js"
 import { Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
 import { Cause, Console, Data, Effect, Either, Layer, Option } from "effect"
 import { encodeCanonical } from "../kernel/canonical.js"
 import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
 import { isJsonObject, type Json, type JsonObject, parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
-import type { WritError } from "../writ/reason.js"
+import type { ServeCode } from "../app/codes.js"
+import type { WritError, WritReason } from "../writ/reason.js"
+import type { YeaReason } from "../yea/reason.js"
+import type { ConsentInvalid } from "../yea/approval/reason.js"
+import type { ApprovalReason } from "../writ/approval.js"
+import type { JwsReason } from "../writ/jws.js"
+import type { LedgerReason } from "../ledger/reason.js"
+import type { ConsoleReason } from "../console/reason.js"
 import { CommandPath } from "./where.js"
 import { exitFailed } from "./io.js"
 
 /** A command's failure: a reason code (section 11, or `mandate/...`), where, and why. */
+/**
+ * What a command fails with: an application code or a server's (app/codes.ts), or the code of the
+ * check that refused, as its own union defines it: Writ (section 11, JWS envelopes, approvals),
+ * YEA (§7, plain or namespaced `yea/` where a bridge reports it, and consent codes), the decision
+ * ledger and the console.
+ */
+export type CliReason =
+  | ServeCode
+  | WritReason
+  | JwsReason
+  | ApprovalReason
+  | YeaReason
+  | `yea/${YeaReason}`
+  | ConsentInvalid["code"]
+  | LedgerReason
+  | ConsoleReason
+  | Exclude<A2aReason, `mandate/${string}`>
+  | A2aRpcCode
+
 export class CliError extends Data.TaggedError("CliError")<{
-  readonly reason: string
+  readonly reason: CliReason
   readonly path?: string
   readonly message: string
 }> {}
 
-export const cliError = (reason: string, message: string, path?: string): CliError =>
+export const cliError = (reason: CliReason, message: string, path?: string): CliError =>
   path === undefined ? new CliError({ reason, message }) : new CliError({ reason, path, message })
 
 /** A Writ check's failure as the command's failure (same reason, same path). */
@@ -40,7 +68,7 @@ export const describeFailure = (e: { readonly reason: string; readonly path?: st
  * Never a stack trace. */
 export const runCommand = <R>(self: Effect.Effect<void, CliError | WritError, R>): Effect.Effect<void, never, R> =>
   Effect.gen(function*() {
-    const command = Option.getOrElse(yield* Effect.serviceOption(CommandPath), () => "mandate")
+    const command = yield* CommandPath
     const fail = (reason: string, path: string | undefined, message: string) =>
       Effect.zipRight(
         Console.error(`error: ${describeFailure({ reason, path: path === undefined || path === "" ? command : path, message })}`),
@@ -61,16 +89,20 @@ export const exitRefused = exitFailed
 // ---------------------------------------------------------------------------------------------
 // Files
 
+/** What the system said about a file (`ENOENT: no such file or directory, stat 'x'`), without
+ * the names of the Effect module and method that asked (`NotFound: FileSystem.stat (x): `). */
+export const systemWhy = (e: PlatformError): string => e.description ?? (e._tag === "SystemError" ? e.reason : e.message)
+
 /** No object file is larger than a tally with its body (section 1.6), with room for a body. */
 export const MAX_FILE_BYTES = 1 << 20
 
 export const readBytes = (path: string): Effect.Effect<Uint8Array, CliError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.mapError(fs.stat(path), (e) => cliError("mandate/unreadable", e.message, path))
+    const info = yield* Effect.mapError(fs.stat(path), (e) => cliError("mandate/unreadable", systemWhy(e), path))
     if (info.type !== "File") return yield* Effect.fail(cliError("mandate/unreadable", "not a file", path))
     if (Number(info.size) > MAX_FILE_BYTES) return yield* Effect.fail(cliError("too_large", `file over ${MAX_FILE_BYTES} bytes`, path))
-    return yield* Effect.mapError(fs.readFile(path), (e) => cliError("mandate/unreadable", e.message, path))
+    return yield* Effect.mapError(fs.readFile(path), (e) => cliError("mandate/unreadable", systemWhy(e), path))
   })
 
 /** Reads a JSON file strictly (section 1.1: integers only, no duplicates, 64 levels). */
@@ -109,7 +141,7 @@ export const writeJson = (path: string, v: Json, force = false): Effect.Effect<v
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const isLink = Effect.orElseSucceed(Effect.as(fs.readLink(path), true), () => false)
-    const unwritable = (e: { readonly message: string }) => cliError("mandate/unwritable", e.message, path)
+    const unwritable = (e: PlatformError) => cliError("mandate/unwritable", systemWhy(e), path)
     if (force && !(yield* isLink)) {
       const info = yield* Effect.option(fs.stat(path))
       if (Option.isSome(info) && info.value.type !== "File") return yield* Effect.fail(cliError("mandate/exists", "not a regular file; refusing to replace it", path))
@@ -153,10 +185,10 @@ export const writeKeyFile = (path: string, seed: Uint8Array): Effect.Effect<void
     if (exists) return yield* Effect.fail(cliError("mandate/exists", "refusing to overwrite an existing key file", path))
     yield* Effect.mapError(
       fs.writeFileString(path, seedHex(seed) + "\n", { flag: "wx", mode: 0o600 }),
-      (e) => cliError("mandate/unwritable", e.message, path)
+      (e) => cliError("mandate/unwritable", systemWhy(e), path)
     )
     // The mode above is masked by the umask, which can only remove bits; chmod makes it exact.
-    yield* Effect.mapError(fs.chmod(path, 0o600), (e) => cliError("mandate/unwritable", e.message, path))
+    yield* Effect.mapError(fs.chmod(path, 0o600), (e) => cliError("mandate/unwritable", systemWhy(e), path))
   })
 
 /** Reads a key file: refused unless only its owner can read it (`mandate/key_permissions`) and it
@@ -164,11 +196,11 @@ export const writeKeyFile = (path: string, seed: Uint8Array): Effect.Effect<void
 export const readKeyFile = (path: string): Effect.Effect<Uint8Array, CliError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.mapError(fs.stat(path), (e) => cliError("mandate/unreadable", e.message, path))
+    const info = yield* Effect.mapError(fs.stat(path), (e) => cliError("mandate/unreadable", systemWhy(e), path))
     if ((info.mode & 0o077) !== 0) {
       return yield* Effect.fail(cliError("mandate/key_permissions", `key file mode ${(info.mode & 0o777).toString(8)} lets others read it; chmod 600`, path))
     }
-    const text = yield* Effect.mapError(fs.readFileString(path), (e) => cliError("mandate/unreadable", e.message, path))
+    const text = yield* Effect.mapError(fs.readFileString(path), (e) => cliError("mandate/unreadable", systemWhy(e), path))
     const hex = text.trim()
     if (!HEX.test(hex)) return yield* Effect.fail(cliError("mandate/bad_key_file", "a key file holds 64 lowercase hex digits", path))
     return new Uint8Array(Buffer.from(hex, "hex"))

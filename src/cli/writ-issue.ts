@@ -8,7 +8,7 @@ import { cliError, forceOption, keyLayer, runCommand, writeJson } from "./writ-i
 
 const options = {
   key: Options.file("key").pipe(Options.withDescription("Your key file (the issuer, who signs)")),
-  hld: Options.text("hld").pipe(Options.withDescription("The holder's did:key")),
+  hld: Options.text("hld").pipe(Options.withPseudoName("DID"), Options.withDescription("The holder's did:key")),
   out: Options.file("out").pipe(Options.withDescription("Where to write the chain file (a JSON array holding the writ)")),
   force: forceOption,
   maxTtl: maxTtlOption,

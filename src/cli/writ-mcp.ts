@@ -5,7 +5,7 @@
 //   mcp-echo  --key K --root DID [--store FILE] [--optional]
 //     a minimal MCP server under Writ with one tool, `echo`, that runs only under a Writ call
 //     (`--optional` lets a call without one run unenforced, with no tally).
-//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] -- SERVER ARGS...
+//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] [--allow METHOD]... -- SERVER ARGS...
 //     the proxy in front of the real server, started as a child.
 //   mcp-proxy --print-pins -- SERVER ARGS...
 //     lists the server's tools: each definition on stderr, to be read, and the pin file on stdout.
@@ -23,25 +23,26 @@ import { toolSet } from "../bind/writ-mcp/server.js"
 import { publicKeyFromDidKey } from "../kernel/didkey.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { cliError, type CliError, opt, pretty, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
+import { cliEnv } from "./io.js"
 
 /** Log lines on stderr only: stdout is the MCP stream. Every logger in place is replaced (the
  * runtime's pretty logger writes to stdout). */
-const onStderr = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const onStderr = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.locally(self, FiberRef.currentLoggers, HashSet.make(Logger.withConsoleError(Logger.logfmtLogger)))
 
-const fromServe = (e: ServeError): CliError => cliError(e.code, e.message, e.path)
-const fromRpc = (e: RpcError): CliError => cliError("mandate/server", e.message)
+export const fromServe = (e: ServeError): CliError => cliError(e.code, e.message, e.path)
+export const fromRpc = (e: RpcError): CliError => cliError("mandate/server", e.message)
 
 /** The client side on our own stdio: the client closing its input closes the transport. */
-const stdioToClient = (): StdioServerTransport => {
+export const stdioToClient = (): StdioServerTransport => {
   const transport = new StdioServerTransport()
   process.stdin.once("end", () => void transport.close())
   return transport
 }
 
 /** The environment the child server inherits (it may need its own configuration). */
-const childEnv = (): Record<string, string> =>
-  Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"))
+export const childEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"))
 
 export const writMcpEchoCommand = Command.make("mcp-echo", {
   key: Options.file("key", { exists: "yes" }).pipe(Options.withDescription("The server's key file (its tallies are signed with it)")),
@@ -65,7 +66,7 @@ export const writMcpEchoCommand = Command.make("mcp-echo", {
   }).pipe(onStderr))
 )
 
-const readPins = (path: string) =>
+export const readPins = (path: string) =>
   Effect.flatMap(readJson(path), ({ value }) =>
     Effect.mapError(Schema.decodeUnknown(PinFile)(value), () => cliError("malformed", "a pin file maps tool names to pins (strings)", path)))
 
@@ -75,13 +76,14 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
   receipts: Options.text("receipts").pipe(Options.optional, Options.withDescription("JSON lines file where every verified tally is kept")),
   pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file: list and call only the tool definitions approved there")),
   closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
+  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. resources/read, or resources/*); others than tools/call are refused method_refused")),
   printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
   server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
 }, (o) =>
   runCommand(Effect.gen(function*() {
     const [command, ...args] = o.server
     if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after --"))
-    const server = new StdioClientTransport({ command, args, env: childEnv(), stderr: "inherit" })
+    const server = new StdioClientTransport({ command, args, env: childEnv(yield* cliEnv), stderr: "inherit" })
     if (o.printPins) {
       const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(server), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
       for (const t of tools) yield* Console.error(pretty(t))
@@ -100,6 +102,7 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
       server,
       grant: chain,
       closed: o.closed,
+      allow: o.allow,
       ...(pins === undefined ? {} : { pins })
     })).pipe(
       Effect.catchTag("RpcError", (e) => Effect.fail(fromRpc(e))),

@@ -9,7 +9,7 @@ import { exitFailed } from "./io.js"
  * per failure and `N passed, N failed`; exits 1 when any failed. */
 export const conformanceCommand = Command.make(
   "conformance",
-  { dir: Args.directory({ name: "DIR", exists: "yes" }) },
+  { dir: Args.directory({ name: "DIR", exists: "yes" }).pipe(Args.withDescription("The folder of conformance vectors (one JSON file per vector)")) },
   ({ dir }) =>
     Effect.gen(function* () {
       const results = yield* runConformance(dir)

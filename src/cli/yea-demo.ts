@@ -49,7 +49,7 @@ export const demoLegs = (keys: DemoKeys, self: ReadonlyArray<string>) => {
   return [["yea:// (TCP)", tcp], ["stdio:", stdio], ["HTTP bridge", http]] as const
 }
 
-// Issue 9: with --ledger, the services of the in-process legs (yea:// and the HTTP bridge) record
+// With --ledger, the services of the in-process legs (yea:// and the HTTP bridge) record
 // their decisions there; the stdio leg's services are child processes and record nothing.
 const ledgerOption = Options.text("ledger").pipe(
   Options.optional,

@@ -21,7 +21,9 @@ import { agentKeyPath, yeaHome, readGrants, readKey } from "./yea-home.js"
 import { type CliError, cliError, readBytes, runCommand } from "./writ-io.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("yea://host:port, yeas://, http(s):// (the HTTP bridge) or stdio: (with --command)"))
-const verb = Args.choice(["HELLO", "ASK", "INTENT", "COMMIT", "UNDO", "EXPAND"].map((v) => [v, v] as const), { name: "VERB" })
+const verb = Args.choice(["HELLO", "ASK", "INTENT", "COMMIT", "UNDO", "EXPAND"].map((v) => [v, v] as const), { name: "VERB" }).pipe(
+  Args.withDescription("The request to send: HELLO, ASK, INTENT, COMMIT, UNDO or EXPAND")
+)
 const capability = Args.text({ name: "CAPABILITY" }).pipe(Args.optional, Args.withDescription("for ASK and INTENT"))
 const options = {
   params: Options.text("params").pipe(Options.optional, Options.withDescription("the params, a JSON object")),

@@ -1,4 +1,4 @@
-// `mandate yea inspect <TOKEN|CODE|FRAME|FILE>` (issue 7, item 7): decodes a `pg1.` grant (§6.2,
+// `mandate yea inspect <TOKEN|CODE|FRAME|FILE>`: decodes a `pg1.` grant (§6.2,
 // its signatures and links checked, §6.4 steps 1 to 3), a `pc1.` consent code (reviewed exactly as
 // `approve` would, without signing), or any frame (§2, checked against its Schema), and prints it
 // as Lens and, with `--json`, as JSON. Text that came from a service is shown with the hardened

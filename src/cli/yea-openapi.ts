@@ -5,27 +5,32 @@ import { Args, Command, Options } from "@effect/cli"
 import { FetchHttpClient } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
 import { serveOn, stateLayer } from "../app/yea-serve.js"
-import { upstreamLayer } from "../bind/openapi-http.js"
+import { upstreamLayer } from "../bind/yea-openapi/index.js"
 import { fromOpenAPI } from "../yea/openapi/index.js"
 import { makeService } from "../yea/service/runtime.js"
+import { parseHeader, readHeaderFile } from "./header-file.js"
 import { cliError, runCommand } from "./writ-io.js"
 import { readSpec } from "./yea-openapi-source.js"
 import { trustOf } from "./yea-local.js"
 
-const spec = Args.text({ name: "SPEC" }).pipe(Args.withDescription("the OpenAPI document: a JSON file, or an http(s):// URL fetched at start"))
+const spec = Args.text({ name: "SPEC" }).pipe(Args.withDescription("The OpenAPI document (JSON) describing the REST API: a file, or an http(s):// URL fetched at start"))
 const base = Options.text("base").pipe(Options.optional, Options.withDescription("the API's base URL (default: the spec's first server)"))
 const id = Options.text("id").pipe(Options.optional, Options.withDescription("the service id (default: the base URL's host)"))
 const prefix = Options.text("prefix").pipe(Options.optional, Options.withDescription("the capability prefix (default: a slug of the API's title)"))
-const header = Options.text("header").pipe(Options.repeated, Options.withDescription("K: V sent on every upstream call, never shown to the model (repeatable)"))
+const header = Options.text("header").pipe(Options.repeated, Options.withDescription("K: V sent on every upstream call, never shown to the model (repeatable); put credentials in --header-file instead"))
+const headerFile = Options.file("header-file").pipe(
+  Options.optional,
+  Options.withDescription("a file of headers sent on every upstream call, one `K: V` a line, readable by its owner only (mode 0600): where credentials go, off the command line")
+)
 const trust = Options.text("trust").pipe(Options.repeated, Options.withDescription("a principal whose grants are accepted (repeatable; default: YEA_TRUST, else your own principal key)"))
-const port = Options.integer("port").pipe(Options.withDefault(7447))
+const port = Options.integer("port").pipe(Options.withDefault(7447), Options.withDescription("The TCP or HTTP port to serve on (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("the address to listen on (0.0.0.0 inside a container)"))
 const http = Options.boolean("http").pipe(Options.withDescription("serve the HTTP bridge instead of yea://"))
 // Proposals and commit claims outlive the process in this file, so a commit cut off by a kill is
 // known at restart and never sent upstream again.
 const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescription("keep state in this SQLite file (default: memory)"))
 
-export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefix, header, trust, port, http, sqlite, host }, (o) =>
+export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefix, header, headerFile, trust, port, http, sqlite, host }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
@@ -33,10 +38,11 @@ export const yeaOpenapiCommand = Command.make("openapi", { spec, base, id, prefi
         const trusted = yield* trustOf(o.trust)
         const headers: Record<string, string> = {}
         for (const h of o.header) {
-          const i = h.indexOf(":")
-          if (i < 1) return yield* Effect.fail(cliError("mandate/usage", `--header ${JSON.stringify(h)} is not "K: V"`))
-          headers[h.slice(0, i).trim()] = h.slice(i + 1).trim()
+          const parsed = parseHeader(h)
+          if (parsed === undefined) return yield* Effect.fail(cliError("mandate/usage", `--header ${JSON.stringify(h)} is not "K: V"`))
+          headers[parsed[0]] = parsed[1]
         }
+        if (Option.isSome(o.headerFile)) for (const [k, v] of yield* readHeaderFile(o.headerFile.value)) headers[k] = v
         const service = fromOpenAPI(doc, {
           trust: trusted,
           ...(Option.isSome(o.base) ? { base: o.base.value } : {}),

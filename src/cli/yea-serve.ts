@@ -8,7 +8,10 @@ import { exampleRuntime, serveOn, stateLayer, type Transport } from "../app/yea-
 import { cliError, runCommand } from "./writ-io.js"
 import { trustOf } from "./yea-local.js"
 
-const name = Args.choice([["calendar", "calendar"], ["shop", "shop"]] as const, { name: "SERVICE" }).pipe(Args.optional)
+const name = Args.choice([["calendar", "calendar"], ["shop", "shop"]] as const, { name: "SERVICE" }).pipe(
+  Args.withDescription("The example service to serve, calendar or shop (or give --module FILE instead)"),
+  Args.optional
+)
 const module = Options.file("module").pipe(Options.optional, Options.withDescription("serve the service this module exports (`service` or `default`) instead of an example"))
 const port = Options.integer("port").pipe(Options.withDefault(7447), Options.withDescription("TCP or HTTP port"))
 const http = Options.boolean("http").pipe(Options.withDescription("serve the HTTP bridge instead of yea://"))

@@ -148,8 +148,49 @@ export type CallList = typeof CallList.Type
 // ---------------------------------------------------------------------------------------------
 // Budgets and the ledger
 
-export const SpendPoint = Schema.Struct({ bucket: Str, protocol: Str, principal: Str, kind: Str, count: Int, tokens: Int, usd: Str })
+// Spend (src/console/spend.ts): exact decimal amounts as text, each in one unit (USD, tokens,
+// uses, a YEA measure's unit, `writ:NAME` for a Writ bound's integers), never summed across units.
+
+export const SpendSource = Schema.Literal("ledger", "store")
+export type SpendSource = typeof SpendSource.Type
+export const SpendBucket = Schema.Literal("minute", "hour", "day")
+export type SpendBucket = typeof SpendBucket.Type
+
+const spendMembers = { source: SpendSource, protocol: Str, principal: Str, budget: Str, unit: Str, amount: Str, count: Int }
+/** What one principal spent against one budget in one unit within one bucket (its start, ISO text). */
+export const SpendPoint = Schema.Struct({ bucket: Str, ...spendMembers })
 export type SpendPoint = typeof SpendPoint.Type
+/** The same over the whole record. */
+export const SpendTotal = Schema.Struct(spendMembers)
+export type SpendTotal = typeof SpendTotal.Type
+/** A principal's label: its name from a key file (`--keys`), or a short form of its id. */
+export const PrincipalLabel = Schema.Struct({ id: Str, label: Str, named: Schema.Boolean })
+export type PrincipalLabel = typeof PrincipalLabel.Type
+
+/** All spend in one unit from one record, and its part per protocol (exact sums). */
+export const UnitTotal = Schema.Struct({
+  source: SpendSource,
+  unit: Str,
+  amount: Str,
+  count: Int,
+  protocols: Schema.Array(Schema.Struct({ protocol: Str, amount: Str, count: Int }))
+})
+export type UnitTotal = typeof UnitTotal.Type
+
+export const SpendView = Schema.Struct({
+  bucket: SpendBucket,
+  units: Schema.Array(UnitTotal),
+  sources: Schema.Array(SpendSource),
+  points: Schema.Array(SpendPoint),
+  totals: Schema.Array(SpendTotal),
+  principals: Schema.Array(PrincipalLabel),
+  /** What the view could not count, in words. */
+  notes: Schema.Array(Str)
+})
+export type SpendView = typeof SpendView.Type
+
+/** The query string of `GET /api/spend`. */
+export const SpendQuery = Schema.Struct({ bucket: Schema.optional(SpendBucket) })
 
 export const LimitView = Schema.Struct({ key: Str, unit: Str, limit: Str, used: Str, remaining: Str })
 export type LimitView = typeof LimitView.Type
@@ -178,15 +219,25 @@ export const LedgerView = Schema.Struct({
   ledger: Str,
   chain: ChainVerdict,
   stats: Schema.Struct({ rows: Schema.Array(StatsRowView), summary: Str }),
-  spend: Schema.Array(SpendPoint),
   limits: Schema.Array(LimitView),
   decisions: Schema.Array(Schema.Struct({ protocol: Str, reason: Str, count: Int })),
   replay: Schema.NullOr(ReplayView)
 })
 export type LedgerView = typeof LedgerView.Type
 
+/** One stored ledger line, in a few words (`GET /api/ledger/lines`). */
+export const LedgerLine = Schema.Struct({ seq: Int, at: Str, type: Str, principal: NullStr, summary: Str })
+export type LedgerLine = typeof LedgerLine.Type
+/** A page of lines; `next` is the cursor (the last seq), null at the end. */
+export const LedgerLines = Schema.Struct({ lines: Schema.Array(LedgerLine), next: NullStr })
+export type LedgerLines = typeof LedgerLines.Type
+export const LedgerLinesQuery = Schema.Struct({
+  after: Schema.optional(IntParam.pipe(Schema.greaterThanOrEqualTo(-1))),
+  limit: Schema.optional(IntParam.pipe(Schema.between(1, 500)))
+})
+
 /** What the page asks first: which views have data behind them. */
-export const ConsoleInfo = Schema.Struct({ store: NullStr, ledger: NullStr, policy: NullStr })
+export const ConsoleInfo = Schema.Struct({ store: NullStr, ledger: NullStr, policy: NullStr, names: Schema.Array(PrincipalLabel) })
 export type ConsoleInfo = typeof ConsoleInfo.Type
 
 export const ErrorBody = Schema.Struct({ error: Str, detail: Str })

@@ -14,6 +14,7 @@ import {
   StoredAuditEntry, type StoreLimits
 } from "./api.js"
 import { consoleError, type ConsoleError, parseDetail } from "./reason.js"
+import type { SpendEntry } from "./spend.js"
 
 export const PAGE_DEFAULT = 100
 
@@ -76,7 +77,13 @@ export interface ConsoleStoreService {
   readonly limits: (after: string | undefined, limit: number) => Effect.Effect<StoreLimits, ConsoleError>
   /** The stored tally (and body) of one call, as the JSON of an answer file (section 10). */
   readonly answer: (leaf: string, id: string) => Effect.Effect<{ readonly tally: string; readonly res: string | null }, ConsoleError>
+  /** What each final call consumed (its tally's `used`, section 6), by the `from` its audit entry names. */
+  readonly callSpend: Effect.Effect<ReadonlyArray<SpendEntry>, ConsoleError>
 }
+
+/** A tally's `used`: bound name to the integer consumed (section 6). */
+const Used = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Int }))
+const SpendRow = Schema.Struct({ leaf: Schema.String, acc: Schema.Int, used: Schema.String, principal: Schema.NullOr(Schema.String) })
 
 export class ConsoleStore extends Context.Tag("mandate/console/ConsoleStore")<ConsoleStore, ConsoleStoreService>() {}
 
@@ -148,6 +155,26 @@ export const makeConsoleStore = (file: string) => Effect.map(SqlClient.SqlClient
       })
       return { limits, next: raw.length > limit && page.length > 0 ? page[page.length - 1].key : null }
     }),
+    callSpend: Effect.suspend(() => query(
+      // The caller of each call is the `from` its audit entries name (the call store keeps the
+      // call's identity only); a call with no audit entry is counted under "-".
+      `WITH p AS (SELECT json_extract(entry, '$.identity') AS id, max(json_extract(entry, '$.principal')) AS principal
+         FROM writ_audit WHERE json_extract(entry, '$.kind') = 'call' AND json_extract(entry, '$.identity') IS NOT NULL GROUP BY 1)
+       SELECT c.leaf AS leaf, c.acc AS acc, json_extract(c.tally, '$.used') AS used, p.principal AS principal
+       FROM writ_calls c LEFT JOIN p ON p.id = c.call
+       WHERE c.state = 'final' AND c.tally IS NOT NULL AND json_extract(c.tally, '$.used') IS NOT NULL`, [])).pipe(
+      Effect.flatMap((rows) => Effect.forEach(rows, (r) => Effect.gen(function*() {
+        const row = yield* Schema.decodeUnknown(SpendRow)(r, { onExcessProperty: "ignore" })
+        const used = yield* Schema.decodeUnknown(Used)(row.used)
+        const at = new Date(row.acc * 1000).toISOString()
+        return Object.keys(used).sort().filter((name) => used[name] !== 0).map((name): SpendEntry => ({
+          at, source: "store", protocol: "writ", principal: row.principal ?? "-",
+          budget: `${name} of writ ${row.leaf.slice(0, 8)}`, unit: `writ:${name}`, amount: { units: BigInt(used[name]), scale: 0 }
+        }))
+      }).pipe(Effect.catchTag("ParseError", (e) => Effect.fail(consoleError("console/store_unavailable", `a call's tally does not decode: ${parseDetail(e)}`, "writ_calls")))))),
+      Effect.map((xs) => xs.flat()),
+      Effect.withSpan("console.callSpend")
+    ),
     answer: Effect.fn("console.answer")(function*(leaf: string, id: string) {
       const rows = yield* query(`SELECT tally, res FROM writ_calls WHERE leaf = ? AND id = ?`, [leaf, id])
       const row = rows[0] as { tally: string | null; res: string | null } | undefined

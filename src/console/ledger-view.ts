@@ -1,74 +1,45 @@
 // The budgets-and-ledger view: everything it shows is computed by the ledger's own functions over
 // the ledger's lines (src/ledger: `verifyLedger` for the hash chain, `stats` for the grouping
-// `mandate ledger stats` prints, `replay` for `mandate ledger replay`), plus three groupings of the
-// same lines: spend by hour, protocol, principal and action kind; decisions by reason code; and
-// each limit the guard drew on (from the reservation lines) with what its store says is used.
+// `mandate ledger stats` prints, `replay` for `mandate ledger replay`), plus two groupings of the
+// same lines: decisions by reason code, and each limit the guard drew on (from the reservation
+// lines) with what its store says is used. Spend is src/console/spend.ts; the lines themselves are
+// read a page at a time (`linesPage`).
 import { Effect, Layer, Stream } from "effect"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { type LedgerError, type LedgerEvent, type LedgerStore, type Policy, readLedger, replay, stats, verifyLedger } from "../ledger/index.js"
-import { fromNanos, toNanos } from "../ledger/usd.js"
-import type { LedgerView, LimitView, ReplayView, SpendPoint } from "./api.js"
-import { consoleError } from "./reason.js"
+import { fromNanos } from "../ledger/usd.js"
+import { isJsonObject, type Json, type JsonObject, parseJson } from "../kernel/json.js"
+import type { LedgerLine, LedgerLines, LedgerView, LimitView, ReplayView } from "./api.js"
+import { consoleError, type ConsoleError } from "./reason.js"
 
-/** The hour an event falls in (ISO text to the hour: safe_telemetry lines carry no more). */
-const hourOf = (at: string): string => `${at.slice(0, 13)}:00Z`
-
-interface Spend { count: number; tokens: number; usd: bigint }
-
-/** Spend, decisions and limits over one pass of the lines. */
+/** Decisions by reason and the limits drawn on, over one pass of the lines. */
 const groupings = <E>(events: Stream.Stream<LedgerEvent, E>) =>
   Effect.gen(function*() {
-    const actions = new Map<string, { principal: string; kind: string }>()
-    const spend = new Map<string, Spend>()
     const decisions = new Map<string, number>()
     const limits = new Map<string, string>()
-    const add = (bucket: string, protocol: string, principal: string, kind: string, tokens: number, usd: bigint) => {
-      const k = JSON.stringify([bucket, protocol, principal, kind])
-      const s = spend.get(k) ?? { count: 0, tokens: 0, usd: 0n }
-      s.count++
-      s.tokens += tokens
-      s.usd += usd
-      spend.set(k, s)
-    }
     const decided = (protocol: string, reason: string) => {
       const k = JSON.stringify([protocol, reason])
       decisions.set(k, (decisions.get(k) ?? 0) + 1)
     }
     yield* Stream.runForEach(events, (e) => Effect.sync(() => {
       switch (e.type) {
-        case "action":
-          actions.set(e.action.id, { principal: e.action.principal ?? "-", kind: e.action.kind })
-          return
         case "decision":
           return decided("ledger", e.decision.reason)
         case "reservation":
           for (const d of e.draws) limits.set(d.key, d.limit)
           return
-        case "settlement": {
-          // What stays spent (nothing when released), as `stats` counts it.
-          const a = actions.get(e.action_id) ?? { principal: "-", kind: "-" }
-          const released = e.state === "released"
-          return add(hourOf(e.at), "ledger", a.principal, a.kind, released ? 0 : e.actual.tokens, released ? 0n : toNanos(e.actual.usd))
-        }
-        case "protocol": {
-          const d = e.decision
-          decided(d.protocol, d.reason ?? d.kind)
-          return add(hourOf(e.at), d.protocol, d.principal, d.operation ?? d.kind, 0, 0n)
-        }
+        case "protocol":
+          return decided(e.decision.protocol, e.decision.reason ?? e.decision.kind)
         default:
           return
       }
     }))
-    const points: Array<SpendPoint> = [...spend.entries()].map(([k, s]) => {
-      const [bucket, protocol, principal, kind] = JSON.parse(k) as Array<string>
-      return { bucket, protocol, principal, kind, count: s.count, tokens: s.tokens, usd: fromNanos(s.usd) }
-    }).sort((a, b) => a.bucket.localeCompare(b.bucket) || a.protocol.localeCompare(b.protocol) || a.principal.localeCompare(b.principal) || a.kind.localeCompare(b.kind))
     const byReason = [...decisions.entries()].map(([k, count]) => {
       const [protocol, reason] = JSON.parse(k) as Array<string>
       return { protocol, reason, count }
     }).sort((a, b) => b.count - a.count || a.protocol.localeCompare(b.protocol) || a.reason.localeCompare(b.reason))
-    return { points, byReason, limits }
+    return { byReason, limits }
   })
 
 export interface LedgerSources {
@@ -79,6 +50,8 @@ export interface LedgerSources {
   readonly policy?: { readonly file: string; readonly policy: Policy }
   /** Fresh in-memory stores for a replay (src/store/memory), so it never touches the recorded budgets. */
   readonly memory: Layer.Layer<Reservations | Atomic | LedgerStore>
+  /** The stored lines after `after` (by seq), at most `limit`: one keyset page, never the whole ledger. */
+  readonly page: (after: number, limit: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number; readonly line: string }>, ConsoleError>
 }
 
 const failed = (where: string) => (e: { readonly _tag: string; readonly message: string }) =>
@@ -97,7 +70,7 @@ export const ledgerView = Effect.fn("console.ledgerView")(function*(src: LedgerS
   const readable = <A>(eff: Effect.Effect<A, StoreError | LedgerError>, empty: A) =>
     chain.ok ? eff.pipe(Effect.mapError(failed(src.name))) : Effect.succeed(empty)
   const s = yield* readable(stats(readLedger(lines)), { rows: [], protocols: {}, summary: "" })
-  const g = yield* readable(groupings(readLedger(lines)), { points: [], byReason: [], limits: new Map<string, string>() })
+  const g = yield* readable(groupings(readLedger(lines)), { byReason: [], limits: new Map<string, string>() })
   const limits: Array<LimitView> = []
   for (const [key, limit] of [...g.limits.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const used = yield* src.used(key).pipe(Effect.mapError(failed(key)))
@@ -125,10 +98,62 @@ export const ledgerView = Effect.fn("console.ledgerView")(function*(src: LedgerS
     ledger: src.name,
     chain,
     stats: { rows: s.rows, summary: s.summary },
-    spend: g.points,
     limits,
     decisions: g.byReason,
     replay: replayed
   }
+  return view
+})
+
+const text = (v: Json | undefined): string | null => (typeof v === "string" ? v : typeof v === "number" ? String(v) : null)
+
+/** One stored line as a row of the lines table: what it is, whose, and what it says in a few words. */
+const lineRow = (seq: number, line: string): LedgerLine => {
+  const parsed = parseJson(line, { maxDepth: 64, integersOnly: false })
+  const o = parsed._tag === "Right" && isJsonObject(parsed.right) ? parsed.right : {}
+  const type = text(o.type) ?? "?"
+  const at = text(o.at) ?? ""
+  const sub = (k: string) => (isJsonObject(o[k]) ? o[k] as JsonObject : {})
+  switch (type) {
+    case "action": {
+      const a = sub("action")
+      return { seq, at, type, principal: text(a.principal), summary: `${text(a.kind) ?? "?"} ${text(a.id) ?? ""}`.trim() }
+    }
+    case "decision": {
+      const d = sub("decision")
+      const reason = text(d.reason)
+      return { seq, at, type, principal: null, summary: `${d.allowed === true ? "allowed" : "refused"} ${text(d.action_id) ?? ""}${reason !== null && reason !== "allowed" ? `: ${reason}` : ""}` }
+    }
+    case "reservation": {
+      // USD limits are kept in nano-dollars (src/ledger/usd.ts): shown in dollars.
+      const amount = (key: string, v: string | null) => (v === null ? "?" : key.split("/")[2] === "usd" && /^[0-9]+$/.test(v) ? `${fromNanos(BigInt(v))} USD` : v)
+      const draws = Array.isArray(o.draws) ? o.draws.flatMap((d) => {
+        if (!isJsonObject(d)) return []
+        const key = text(d.key) ?? "?"
+        return [`${amount(key, text(d.amount))} of ${amount(key, text(d.limit))} on ${key}`]
+      }) : []
+      return { seq, at, type, principal: null, summary: `${text(o.action_id) ?? ""} reserves ${draws.join(", ")}` }
+    }
+    case "settlement":
+      return { seq, at, type, principal: null, summary: `${text(o.state) ?? "?"}: ${text(o.kept_tokens) ?? "0"} tokens, ${text(o.kept_usd) ?? "0"} USD kept` }
+    case "protocol": {
+      const d = sub("decision")
+      const amounts = Array.isArray(d.amounts) ? d.amounts.flatMap((a) => (isJsonObject(a) ? [`${text(a.amount) ?? "?"} ${text(a.name) ?? "?"}`] : [])) : []
+      return {
+        seq, at, type, principal: text(d.principal),
+        summary: [`${text(d.protocol) ?? "?"} ${text(d.kind) ?? "?"}`, text(d.operation), text(d.reason), amounts.join(", ")].filter((x) => x !== null && x !== "").join(" · ")
+      }
+    }
+    default:
+      return { seq, at, type, principal: null, summary: "" }
+  }
+}
+
+/** One page of the ledger's lines (keyset by seq): what the lines table shows, a page at a time. */
+export const linesPage = Effect.fn("console.ledgerLines")(function*(src: LedgerSources, after: number, limit: number) {
+  const rows = yield* src.page(after, limit + 1)
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  const view: LedgerLines = { lines: page.map((r) => lineRow(r.seq, r.line)), next: rows.length > limit && last !== undefined ? String(last.seq) : null }
   return view
 })

@@ -22,7 +22,11 @@ export const ConsoleReason = Schema.Literal(
   /** Run from dist/, the page `npm run build` bundles is missing or unreadable. */
   "console/not_built",
   /** A body over the size the console reads. */
-  "console/too_large"
+  "console/too_large",
+  /** A request to the API from a page of another origin (its Origin or Sec-Fetch-Site says so). */
+  "console/origin_refused",
+  /** The peer already holds its share of the console's connections (answered before reading). */
+  "console/too_many_connections"
 )
 export type ConsoleReason = typeof ConsoleReason.Type
 
@@ -49,7 +53,9 @@ export const statusOf: Record<ConsoleReason, number> = {
   "console/wrong_type": 422,
   "console/bundle_failed": 500,
   "console/not_built": 500,
-  "console/too_large": 413
+  "console/too_large": 413,
+  "console/origin_refused": 403,
+  "console/too_many_connections": 503
 }
 
 /** A Schema failure as one short line: the first issue, with the member it is about. */

@@ -22,6 +22,8 @@ export interface ConsoleConfigShape {
   readonly store: Option.Option<string>
   readonly ledger: Option.Option<{ readonly file: string; readonly name: string }>
   readonly policy: Option.Option<{ readonly file: string; readonly policy: Policy }>
+  /** Names of principals (from key files, `--keys`): each of a key's forms (did:key, ed25519:) to its name. */
+  readonly names?: ReadonlyArray<{ readonly id: string; readonly name: string }>
 }
 
 export class ConsoleConfig extends Context.Tag("mandate/console/ConsoleConfig")<ConsoleConfig, ConsoleConfigShape>() {}
@@ -63,11 +65,17 @@ export const sourcesLayer: Layer.Layer<ConsoleAudit | ConsoleLedger, ConsoleErro
       const transaction = makeTransaction(sql, file)
       const store = makeSqlLedger(sql, transaction, name, metaFinder(sql, false))
       const usage = makeSqliteBackend(sql, transaction)
+      const page = (after: number, limit: number) =>
+        sql.unsafe(`SELECT seq, line FROM ledger_lines WHERE ledger = ? AND seq > ? ORDER BY seq LIMIT ${Math.max(1, Math.floor(limit))}`, [name, after]).pipe(
+          Effect.map((rows) => (rows as ReadonlyArray<{ seq: number | bigint; line: string }>).map((r) => ({ seq: Number(r.seq), line: r.line }))),
+          Effect.mapError((e) => consoleError("console/store_unavailable", e.message.slice(0, 300), file))
+        )
       ledger = Option.some({
         name,
         store,
         used: usage.used,
         memory,
+        page,
         ...(Option.isSome(config.policy) ? { policy: config.policy.value } : {})
       })
     }

@@ -58,4 +58,11 @@ th button.sort { border: none; background: none; font-weight: 600; padding: 0; }
 .meter { display: inline-block; width: 8rem; height: 0.8rem; border: 1px solid #555; background: #fff; vertical-align: middle; }
 .meter span { display: block; height: 100%; background: repeating-linear-gradient(45deg, var(--blue) 0 4px, var(--sky) 4px 8px); }
 .sentinel { height: 1px; }
+.cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); gap: 0 2rem; align-items: start; }
+@media (min-width: 60rem) { .cols.wide-left { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); } }
+.scroll.tall { max-height: 24rem; overflow-y: auto; }
+.scroll.tall.lines { max-height: min(40rem, 65vh); }
+.nowrap { white-space: nowrap; }
+.scroll.tall thead th { position: sticky; top: 0; }
+.who.named { font-weight: 600; }
 `

@@ -43,7 +43,7 @@ const book = (op: Operation): Effect.Effect<Outcome, unknown> =>
         }
       })
       // Persisted before it is sent to anyone (section 7.5).
-      yield* op.recordIssued(child.writ as unknown as JsonObject)
+      yield* op.recordIssued(child.json)
       const args: Record<string, unknown> = {}
       for (const k of ["amount", "currency", "fare", "date", "pnr", "hold"]) if (op.args[k] !== undefined) args[k] = op.args[k]
       const call = yield* makeCall({ chain: child.chain, op: "travel/charge", args: args as JsonObject })

@@ -2,8 +2,8 @@
  * base58btc (the Bitcoin alphabet), as did:key's multibase `z` prefix uses it.
  *
  * Base conversion costs time quadratic in the length of its input, so the decoder takes the longest
- * input its caller's type allows and refuses anything longer before reading a character (issue 11:
- * a did:key of 50,000 characters once cost most of a second). Within that bound the work is a
+ * input its caller's type allows and refuses anything longer before reading a character (a
+ * did:key of 50,000 characters once cost most of a second). Within that bound the work is a
  * fixed number of byte operations per character: O(maxChars^2) at worst, a constant per call.
  */
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

@@ -5,7 +5,7 @@
  *
  * Whether a string is canonical, and how many bytes it holds, is read from its characters without
  * decoding it (one pass, no allocation), so a verifier can judge a member's length before it
- * decodes anything (issue 11 item 2).
+ * decodes anything.
  */
 import { Option } from "effect"
 

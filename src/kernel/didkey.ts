@@ -6,8 +6,8 @@
  *
  * Every such identifier is `did:key:z6Mk` and 44 more characters, 56 in all: the 34 bytes always
  * encode to 47 base58 digits because they lie between 0xed01 00..00 and 0xed01 ff..ff. So the length and the prefix are
- * checked before anything is decoded (issue 11: bound every encoded field by what its type allows
- * before decoding it), and the decoder never sees a longer string.
+ * checked before anything is decoded (every encoded field is bounded by what its type allows
+ * before it is decoded), and the decoder never sees a longer string.
  */
 import { Option } from "effect"
 import { decodeBase58, encodeBase58 } from "./base58.js"

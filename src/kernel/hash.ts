@@ -10,7 +10,7 @@ export const hashB64 = (bytes: Uint8Array): string => encodeBase64url(sha256(byt
 // node:crypto's one-shot `hash` (Node 20.12 on) skips the Hash object a digest otherwise costs;
 // the identity of every verified object goes through it.
 const oneShot: ((algorithm: string, data: string, encoding: "base64url") => string) | undefined =
-  typeof (crypto as { hash?: unknown }).hash === "function" ? (crypto as unknown as { hash: (a: string, d: string, e: "base64url") => string }).hash : undefined
+  typeof (crypto as { hash?: unknown }).hash === "function" ? (crypto as { hash: (a: string, d: string, e: "base64url") => string }).hash : undefined
 
 /** base64url (no padding) of SHA-256 of the UTF-8 bytes of `text`: 43 characters. */
 export const hashTextB64 = (text: string): string =>

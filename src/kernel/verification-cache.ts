@@ -9,12 +9,12 @@
  *    form (YEA's `ed25519:` keys), under that text, decoded by the caller's function;
  *  - per signature check (object type, identity, signer), the fact that it passed: the identity is
  *    the hash of the canonical object with `sig`, so a hit is the same bytes under the same key;
- *  - per verified value (issue 13 item 1: a chain as received), what verifying it yielded, under a
+ *  - per verified value (a chain as received), what verifying it yielded, under a
  *    key its owner derives from the exact bytes received (a SHA-256 of them), so that the same
  *    bytes again cost one hash and one lookup. Only what verified is ever held: a hit can only
  *    repeat an acceptance of the very same bytes, never turn a refusal into one.
  *
- * Rules from issue 11 item 3: every key is a copy (a key taken from a request is often a slice of
+ * Rules: every key is a copy (a key taken from a request is often a slice of
  * the request's text, and a cached slice keeps the whole body alive); the cache is bounded in
  * bytes, counting each key, its value and a fixed per-entry overhead; the least recently used
  * entries go first. A verifier with no cache in its context computes everything afresh.
@@ -41,8 +41,8 @@ export interface VerificationCacheStats {
 
 /**
  * The same operations as plain functions, for a verifier that reads the service once at its entry
- * point and then runs section 6.1 as ordinary code (issue 13 item 1: an Effect per lookup cost
- * more than the lookup). Only what is in the cache's context ever calls them.
+ * point and then runs section 6.1 as ordinary code (an Effect per lookup cost
+ * more than the lookup, as measured). Only what is in the cache's context ever calls them.
  */
 export interface VerificationCacheSync {
   readonly key: (did: string) => Option.Option<VerifyingKey>
@@ -122,7 +122,7 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
     // Insertion order is recency order: eviction takes from the front, and a hit on an entry in the
     // older half is moved to the end. A hit in the newer half stays put: moving costs a delete and
     // an insert, and a key hit on every call (a principal's did:key) was moved on every call
-    // (issue 13: 8% of a fresh chain's verification); it is not near eviction there, and moves
+    // (8% of a fresh chain's verification, as measured); it is not near eviction there, and moves
     // once it drifts into the older half. `touched` is the insertion count when it was last placed.
     const entries = new Map<string, { readonly entry: Entry; readonly bytes: number; touched: number }>()
     let bytes = 0
@@ -166,7 +166,7 @@ export class VerificationCache extends Context.Tag("mandate/VerificationCache")<
       return judged
     }
     const sync: VerificationCacheSync = {
-      // Nothing longer than a did:key is looked up, copied or decoded (issue 11 item 2).
+      // Nothing longer than a did:key is looked up, copied or decoded.
       key: (did) => (hasDidKeyShape(did) ? keyUnder(`k ${did}`, () => judge(did)) : Option.none()),
       // `n ` keeps these apart from did:keys (`k `): a name is judged by its owner's decoding.
       named: (name, bytes) =>

@@ -1,4 +1,4 @@
-// Capability negotiation (seed "Capability negotiation"; issue 9 item 3). An adapter (the glue
+// Capability negotiation (seed "Capability negotiation"). An adapter (the glue
 // between an agent framework and the guard) states what it claims to observe and control, but the
 // level the guard works at is DERIVED from what the adapter demonstrably does with a canary action:
 // asked to deny it, did the canary still run? asked to allow it, did it run? does what it reports

@@ -1,4 +1,4 @@
-// Reading a ledger back (issue 9 item 6, "beyond the seed": each line carries the hash of the
+// Reading a ledger back (beyond the seed: each line carries the hash of the
 // previous one, so `mandate ledger verify` finds truncation or tampering). Every reader goes
 // through `readLedger`, which checks as it streams: the line's size, strict JSON, the Schema of its
 // version, seq consecutive from the header at 0, `prev` equal to the previous line's hash, and one

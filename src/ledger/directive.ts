@@ -1,6 +1,6 @@
 // The contract of every directive (seed "Directives": "Core v0.2 decisions currently produce allow
-// or deny. Other directives are explicit extension points for adapters and future policies";
-// issue 9 item 4). The built-in policies only ever allow or deny; a policy issues the others through
+// or deny. Other directives are explicit extension points for adapters and future policies").
+// The built-in policies only ever allow or deny; a policy issues the others through
 // `directivePolicy` (policy.ts). What each one means is decided here, once, and the guard follows it:
 //
 //   allow         the action runs (its draws reserved, then settled).

@@ -1,4 +1,4 @@
-// The ledger's events (issue 9 item 6; seed "Decision Ledger": "a schema-versioned JSONL evidence
+// The ledger's events (seed "Decision Ledger": "a schema-versioned JSONL evidence
 // stream. It correlates actions, decisions, identities, costs, failures, observations, and
 // outcomes"). One event per line; every line is the canonical JSON (RFC 8785) of an envelope plus
 // its body, and carries `prev`, the hash of the line before it, so `verify` finds a changed,

@@ -1,5 +1,5 @@
-// Deterministic semantic fingerprints and dedup scopes (seed "Fingerprints and deduplication";
-// issue 9 item 5). A fingerprint is SHA-256 over the RFC 8785 canonical JSON of what the scope says
+// Deterministic semantic fingerprints and dedup scopes (seed "Fingerprints and deduplication").
+// A fingerprint is SHA-256 over the RFC 8785 canonical JSON of what the scope says
 // makes two actions "the same": member order, whitespace and number spelling do not matter, and
 // only plain JSON is accepted (json.ts), so the same action fingerprints the same in every process.
 import { Effect, Schema } from "effect"

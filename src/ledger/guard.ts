@@ -1,4 +1,4 @@
-// The guard (issue 9 item 2; seed "Reservation and settlement"): decide, reserve, run (or not),
+// The guard (seed "Reservation and settlement"): decide, reserve, run (or not),
 // settle, record. `guard(action, run)`:
 //   1. the policy's recommendation: its verdicts, then one atomic reserve of every draw through
 //      accounting's Reservations (the same step writes the action, decision and reservation lines);

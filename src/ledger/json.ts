@@ -53,10 +53,16 @@ export const requireJson = (value: unknown): Effect.Effect<JsonValue, LedgerErro
   return p === undefined ? Effect.succeed(value as JsonValue) : Effect.fail(ledgerError("non_json_metadata", p.detail, p.path))
 }
 
+const isJsonMembers = (o: { readonly [k: string]: unknown }): o is { readonly [k: string]: JsonValue } =>
+  jsonProblem(o) === undefined
+
 /** A Schema for a plain JSON object (fingerprint metadata). */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((o) => {
-    const p = jsonProblem(o)
-    return p === undefined || `non_json_metadata at ${p.path}: ${p.detail}`
+  Schema.filter(isJsonMembers, {
+    identifier: "JsonObject",
+    message: (issue) => {
+      const p = jsonProblem(issue.actual)
+      return p === undefined ? "non_json_metadata" : `non_json_metadata at ${p.path}: ${p.detail}`
+    }
   })
-).annotations({ identifier: "JsonObject" }) as unknown as Schema.Schema<{ readonly [k: string]: JsonValue }>
+)

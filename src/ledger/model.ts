@@ -1,4 +1,4 @@
-// The ledger's data model, one Effect Schema each (issue 9 item 1; seed "Action, Cost, and
+// The ledger's data model, one Effect Schema each (seed "Action, Cost, and
 // TokenUsage", "Outcome", "Value estimate and estimator state"). Wire names are snake_case, as in
 // the JSONL ledger; amounts of USD are exact decimal strings (usd.ts).
 import { Effect, Schema } from "effect"
@@ -12,7 +12,7 @@ export const Id = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:@/+=-]{1,128}
 /** An action kind, e.g. `llm_call`, `tool.search`, `verify`: a short lowercase name. */
 export const Kind = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_.-]{0,47}$/)).annotations({ identifier: "Kind" })
 
-/** The kind whose actions may draw on the verification reserve (issue 9 item 2). */
+/** The kind whose actions may draw on the verification reserve. */
 export const VERIFY_KIND = "verify"
 
 const Count = Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
@@ -111,12 +111,12 @@ const problemOf = (proposed: unknown): ActionProblem => {
   const metadata = member(proposed, "metadata")
   if (typeof metadata === "object" && metadata !== null && jsonProblem(metadata) !== undefined) return "non_json_metadata"
   const value = member(proposed, "value")
-  const usd: ReadonlyArray<readonly [unknown, Schema.Schema<string, string>]> = [
-    [member(member(proposed, "estimate"), "usd"), UsdNonNegative as unknown as Schema.Schema<string, string>],
-    [member(value, "expected_gain_usd"), Usd as unknown as Schema.Schema<string, string>],
-    [member(value, "uncertainty_usd"), UsdNonNegative as unknown as Schema.Schema<string, string>]
+  const usd: ReadonlyArray<readonly [unknown, (u: unknown) => boolean]> = [
+    [member(member(proposed, "estimate"), "usd"), Schema.is(UsdNonNegative)],
+    [member(value, "expected_gain_usd"), Schema.is(Usd)],
+    [member(value, "uncertainty_usd"), Schema.is(UsdNonNegative)]
   ]
-  if (usd.some(([v, s]) => typeof v === "string" && !Schema.is(s)(v))) return "invalid_usd"
+  if (usd.some(([v, valid]) => typeof v === "string" && !valid(v))) return "invalid_usd"
   const t = member(proposed, "tokens_estimate")
   const parts = ["uncached_input", "cached_input", "output", "reasoning", "total"].map((k) => member(t, k))
   if (parts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) {

@@ -1,5 +1,5 @@
-// Outcomes and observations (seed "Outcome", "Value estimate and estimator state"; issue 9 items 1
-// and 7). An Outcome is a verified task-level result: recorded with the actions of the task as
+// Outcomes and observations (seed "Outcome", "Value estimate and estimator state").
+// An Outcome is a verified task-level result: recorded with the actions of the task as
 // context, never as causal credit ("It does not automatically assign causal credit to preceding
 // actions"). When the runtime or ledger declares a task, an outcome for another task is refused
 // (`outcome_task_mismatch`: "Outcome task identity must match the runtime or ledger context when

@@ -1,4 +1,4 @@
-// Policies (issue 9 item 2): each looks at a proposed action and contributes to one decision.
+// Policies: each looks at a proposed action and contributes to one decision.
 // A policy never touches a store: it says which limits the action must fit (`draws`, reserved all
 // at once through accounting's Reservations by the guard, so the check and the spend are one
 // atomic step across processes), how to lower a limit for this action (`caps`: the verification
@@ -78,7 +78,7 @@ export const compose = (...policies: ReadonlyArray<Policy>): Policy => ({
 
 export const budgetKey = (namespace: string, measure: "tokens" | "usd", name: string) => `ledger/${namespace}/${measure}/${name}`
 
-/** Issue 9 item 2: a hard, provider-neutral token budget over `Cost.tokens`. */
+/** A hard, provider-neutral token budget over `Cost.tokens`. */
 export const tokenBudget = (tokens: bigint, name = "tokens"): Policy => ({
   name: `token_budget:${name}`,
   evaluate: ({ action, namespace }) => Effect.succeed({
@@ -122,7 +122,7 @@ export const dedup = (scope: DedupScope = "exact"): Policy => ({
 
 /**
  * The verification reserve: a share of a budget that only actions of kind `verify` may consume
- * (issue 9 item 2: "so generation cannot starve the tests"). Every other action reserves against
+ * (so generation cannot starve the checks). Every other action reserves against
  * `budget - reserve` on the same key, so the check stays one atomic reserve.
  */
 export const verificationReserve = (reserve: { readonly tokens?: bigint; readonly usd?: Usd }, budgets: { readonly tokens?: string; readonly usd?: string } = {}): Policy => ({

@@ -1,4 +1,4 @@
-// Privacy modes (issue 9 item 6; seed "Decision Ledger"). `local_full` keeps the complete event.
+// Privacy modes (seed "Decision Ledger"). `local_full` keeps the complete event.
 // `safe_telemetry` rebuilds every event from a strict allowlist: identifiers become pseudonyms
 // under a local key (HMAC-SHA256; "Pseudonymization is not anonymization": whoever holds the key
 // can link them), free text and fingerprint metadata are dropped, and timestamps are generalized to

@@ -1,5 +1,5 @@
-// The decision ledger's reason codes, defined once (issue 9 "reason codes are a closed, documented
-// union"; seed "Stable reason codes support analytics without forcing integrations to parse
+// The decision ledger's reason codes, defined once (a closed, documented
+// union; seed "Stable reason codes support analytics without forcing integrations to parse
 // human-readable strings"). A decision, a settlement and every typed failure of src/ledger carries
 // one of these; nothing else in the ledger names a reason.
 import { Schema } from "effect"

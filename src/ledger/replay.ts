@@ -1,4 +1,4 @@
-// Replay under another policy (seed "Replay"; issue 9 item 8): what policy P would have recommended
+// Replay under another policy (seed "Replay"): what policy P would have recommended
 // for every recorded proposed action, in recorded order, against fresh budgets, and the diff with
 // what was recommended then. The same guard decides (an in-memory store, enforce mode); an action P allows
 // is settled with its recorded actual usage if it ran, or with its estimate if it never ran: replay

@@ -1,8 +1,8 @@
-// `mandate ledger stats` (issue 9 item 9): one record of everything the agents were allowed,
+// `mandate ledger stats`: one record of everything the agents were allowed,
 // refused and spent, grouped by protocol, principal and reason, with a plain-language summary.
 import { Effect, Stream } from "effect"
 import type { LedgerEvent } from "./events.js"
-import { fromNanos, toNanos } from "./usd.js"
+import { fromNanos, toNanos, USD_SCALE } from "./usd.js"
 
 export interface StatsRow {
   readonly protocol: string
@@ -51,6 +51,15 @@ const showDec = (d: Dec): string => {
 /** Writ publishes a draw per writ of the chain (`count:W`, `total:NAME:W`): the call consumed the largest of each. */
 const amountKey = (protocol: string, name: string): string =>
   protocol === "writ" ? name.replace(/:[^:]{8}$/, "") : name
+
+/** A draw's US dollars, in nanos: a measure in `USD` (YEA §5.1 `measure:UNIT`, as the YEA runtime
+ * names a receipt's uses), else nothing. A writ's `total` names no currency, so it is not money here
+ * (the console's spend view shows it in its own unit). Finer than a nano-dollar is cut, not rounded up. */
+const usdNanos = (name: string, v: Dec): bigint => {
+  if (!/:USD$/i.test(name)) return 0n
+  const shift = USD_SCALE - v.scale
+  return shift >= 0 ? v.units * 10n ** BigInt(shift) : v.units / 10n ** BigInt(-shift)
+}
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
@@ -121,9 +130,13 @@ export const stats = <E, R>(events: Stream.Stream<LedgerEvent, E, R>): Effect.Ef
             const prev = drawn.get(k)
             drawn.set(k, prev === undefined ? v : maxDec(prev, v))
           }
-          for (const [k, v] of drawn) p.amounts.set(k, addDec(p.amounts.get(k) ?? { units: 0n, scale: 0 }, v))
+          let usd = 0n
+          for (const [k, v] of drawn) {
+            p.amounts.set(k, addDec(p.amounts.get(k) ?? { units: 0n, scale: 0 }, v))
+            usd += usdNanos(k, v)
+          }
           proto.set(d.protocol, p)
-          return bump(JSON.stringify([d.protocol, d.principal, d.reason ?? d.kind]))
+          return bump(JSON.stringify([d.protocol, d.principal, d.reason ?? d.kind]), 0, usd)
         }
         default:
           return

@@ -1,4 +1,4 @@
-// The ledger's side of "one ledger for all three protocols" (issue 9 item 9): a DecisionEvents
+// The ledger's side of "one ledger for all three protocols": a DecisionEvents
 // Layer that writes every decision a protocol publishes (src/accounting/decision-events.ts) as a
 // `protocol` line of this ledger. The protocols import only accounting; this Layer is chosen by the
 // composition root. A ledger that cannot be written is logged, never a failure of the protocol's work.

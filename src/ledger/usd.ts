@@ -1,4 +1,4 @@
-// Direct USD as an exact decimal (issue 9 item 1: "direct USD as an exact decimal"). On the wire a
+// Direct USD as an exact decimal (never a float). On the wire a
 // decimal string with at most 9 places; in accounting an integer count of nano-dollars (10^-9 USD),
 // so budgets compare and add exactly in bigint (accounting/decimal.ts), never through floating point.
 import { Effect, Option, Schema } from "effect"

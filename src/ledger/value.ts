@@ -1,4 +1,4 @@
-// Value estimates (seed "Value estimate and estimator state"; issue 9 item 7). Explicit estimates
+// Value estimates (seed "Value estimate and estimator state"). Explicit estimates
 // (an Action's own `value`) are used as given. Otherwise the estimator answers from what it has
 // observed: for the action's kind in its context (`contextual`), else for the kind (`historical`),
 // else a zero prior. "Historical estimates are observational": they describe past gains of a kind,

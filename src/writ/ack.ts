@@ -96,7 +96,7 @@ export type AckOutcome = "silent" | "accounted"
  * tally's writ) against ack `ack` with body `body` of revoke `revoke`. A failure at step 7 is
  * `revoked`: the tally is `signed_unauthorized` (its signer's two statements contradict). */
 export const checkAck: (input: CheckAckInput) => Effect.Effect<AckOutcome, WritError> = Effect.fn("writ.checkAck")(function* (input: CheckAckInput) {
-  // The steps as plain code, the cache read once (issue 13 item 1).
+  // The steps as plain code, the cache read once.
   return yield* result(checkAckSteps(input, yield* verificationCacheSync))
 })
 

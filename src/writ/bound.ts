@@ -28,7 +28,7 @@ const uniqueItems = <S extends Schema.Schema.Any>(element: S) =>
 
 /** Section 3: `[lo, hi]`, lo <= hi. JSON Schema cannot compare two members of one instance, so the
  * rule is stated with the keyword `x-nondecreasing` (array items in non-decreasing order), which a
- * validator that does not implement it ignores as an annotation (test/writ-corpus/ajv.ts implements it). */
+ * validator that does not implement it ignores as an annotation (test/support/json-schema.ts implements it). */
 const Window = Schema.Tuple(Int, Int).pipe(
   Schema.filter(([lo, hi]) => lo <= hi, {
     message: () => "window lo above hi",

@@ -1,7 +1,7 @@
 // The call, spec section 5: its wire Schema, its section 6.1 member table, and the section 7
 // steps a verifier can run without executor state, each a separate Effect so the executor can
 // compose them in section 7's order, and each a plain function so `verifyCall` runs them all
-// inside one Effect (issue 13 item 1).
+// inside one Effect.
 import { Context, Effect, Option, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
 import { VerificationCache, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"

@@ -13,7 +13,7 @@ const p = (i: number) => `chain[${i}]`
 
 // The checks are plain functions returning the first failure (or undefined, or the value), wrapped
 // once as Effects: they run on every call, and an Effect per check cost more than the checks
-// themselves (issue 13 item 1). The `...Sync` forms are what the entry points run.
+// themselves. The `...Sync` forms are what the entry points run.
 
 /** Section 4 steps 1 to 5 on one pair, the first failure or undefined. */
 export const childFailure = (child: CheckedWrit, parent: CheckedWrit, path?: string): WritError | undefined => {
@@ -80,7 +80,7 @@ export const verifyChainWrits = (chain: ReadonlyArray<ObjectInput>, path = "chai
   Effect.flatMap(verificationCacheSync, (cache) => result(verifyChainWritsSync(chain, path, cache)))
 
 // ---------------------------------------------------------------------------------------------
-// A chain as received, verified once (issue 13 item 1; DESIGN.md, "Crypto hot path"). The same
+// A chain as received, verified once (DESIGN.md, "Crypto hot path"). The same
 // chain comes back with every call made under it, byte for byte. Section 6.1 on its writs depends
 // on nothing but those bytes (keys are judged from the bytes too; time is section 7 step 4, not
 // here), so what the writs verified to can be held under a hash of the exact bytes received and

@@ -41,18 +41,38 @@
 // Approval (E)    approval.ts: `approvalPoint` (the approver), `approveAt` (the pinned writ in place
 //                 of one position), `admits`; `ApprovalError` for what approval cannot lift.
 // Conformance     conformance.ts `runConformance(dir)`, `runVectorText`, `formatFailure`, `summary`.
-export * from "./reason.js"
-export * from "./wire.js"
-export * from "./bound.js"
-export * from "./sign.js"
-export * from "./verify.js"
-export * from "./writ.js"
-export * from "./chain.js"
-export * from "./call.js"
-export * from "./tally.js"
-export * from "./revoke.js"
-export * from "./ack.js"
-export * from "./issue.js"
-export * from "./conformance.js"
-export * from "./approval.js"
+export { isWritReason, reasonCodes, writError, WritError, WritReason } from "./reason.js"
+export { Hash, Int, Key, Nonce, Signature, signedObject } from "./wire.js"
+export {
+  applicationBounds, Bound, Bounds, type BoundType, checkArgs, checkBound, checkBounds, has, isJsonObject,
+  narrows, prefixMatches, satisfies
+} from "./bound.js"
+export {
+  ackIdentity, bodyHash, callIdentity, canonicalText, hashOf, identity, type ObjectType, revokeIdentity,
+  signingInput, signObject, tallyIdentity, withoutSig, writIdentity
+} from "./sign.js"
+export {
+  byteLength, checkObject, type ObjectInput, type ObjectSpec, readBody, Received, result, verifyObject, Within
+} from "./verify.js"
+export { type CheckedWrit, checkWrit, verifyWrit, Writ } from "./writ.js"
+export {
+  checkChainLinks, checkChild, checkDepth, checkExpiry, DEFAULT_ROOT_LIFETIME_SECONDS,
+  HELD_CHAIN_BYTES_PER_UNIT, RECEIVED_CHAIN_MAX_BYTES, RootLifetime, verifyChain, verifyChainWrits
+} from "./chain.js"
+export {
+  Call, checkCall, checkCallChain, checkCallExpiry, type CheckedCall, checkForward, checkStanding,
+  type VerifiedCall, verifyCall, verifyCallSignatures
+} from "./call.js"
+export {
+  type CheckedTally, checkTally, checkTallyTree, Tally, type TallyContext, unsignedTally, verifyTally,
+  verifyTallyObject, verifyTallyTree
+} from "./tally.js"
+export { checkRevoke, Revoke, revokeCovers, verifyRevoke } from "./revoke.js"
+export { Ack, AckBody, checkAck, checkAckObject, checkAckVerdict, verifyAck } from "./ack.js"
+export {
+  delegate, HeldWrit, holdChain, type Issued, issueRoot, makeAck, makeCall, makeRevoke, signTally,
+  type TallyParams
+} from "./issue.js"
+export { formatFailure, runConformance, runVectorText, summary } from "./conformance.js"
+export { type Action, admits, ApprovalError, approvalPoint, ApprovalReason, approveAt } from "./approval.js"
 export * as Jws from "./jws.js"

@@ -84,8 +84,12 @@ export class HeldWrit {
  * `held` is present when the writ was issued to the Signer's own key. */
 export interface Issued {
   readonly writ: Writ
+  /** The writ as the JSON object it is sent and recorded as (section 1). */
+  readonly json: JsonObject
   readonly id: string
   readonly chain: ReadonlyArray<Writ>
+  /** The chain, root first, as the JSON objects a call carries (section 5). */
+  readonly chainJson: ReadonlyArray<JsonObject>
   readonly held?: HeldWrit
 }
 
@@ -119,8 +123,10 @@ const finishWrit = (unsigned: UnsignedWrit, parents: { readonly chain: ReadonlyA
     const chain = [...parents.writs, writ]
     const issued: Issued = {
       writ,
+      json: w.json,
       id: w.id,
       chain,
+      chainJson: [...parents.chain.map((p) => p.json), w.json],
       ...(w.value.hld === me ? { held: makeHeld([...parents.chain, w], chain) } : {})
     }
     return issued

@@ -376,7 +376,7 @@ export const verifyTallyTreeSync = (
 }
 
 /** Section 6.2 in full: the verdict for tally `input` answering the call described by `ctx`. One
- * span, the cache read once, the steps as plain code (issue 13 item 1). */
+ * span, the cache read once, the steps as plain code. */
 export const verifyTallyTree: (input: ObjectInput, ctx: TallyContext, body?: BodyInput | undefined) => Effect.Effect<TallyResult> = Effect.fn(
   "writ.verifyTallyTree"
 )(function* (input: ObjectInput, ctx: TallyContext, body?: BodyInput | undefined) {

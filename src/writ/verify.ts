@@ -101,7 +101,7 @@ const at = (path: string, member: string): string => (path === "" ? member : `${
 export const byteLength = (b: Uint8Array | string): number => (typeof b === "string" ? Buffer.byteLength(b, "utf8") : b.length)
 
 /** Section 6.1 steps 1 to 5 for one object of the given type, as a plain function: the first
- * failure, or what step 6 needs. Entry points run it inside their one Effect (issue 13 item 1). */
+ * failure, or what step 6 needs. Entry points run it inside their one Effect. */
 export const checkObjectSync = <A>(
   spec: ObjectSpec<A>,
   input: ObjectInput,
@@ -253,7 +253,7 @@ const missing = (o: JsonObject, name: string, path: string): WritError | undefin
 
 /** A required member that is a key (section 1.3). A non-string is `malformed`; a string that is
  * not an Ed25519 did:key of a usable point is `bad_key`. The length and prefix are judged before
- * anything is decoded, so a long string costs nothing (issue 11 item 2). */
+ * anything is decoded, so a long string costs nothing. */
 export const memberKey = (o: JsonObject, name: string, path: string, cache: VerificationCacheSync | undefined): Check<string> => {
   const m = missing(o, name, path)
   if (m !== undefined) return m

@@ -1,5 +1,5 @@
 // Approving a consent code (SPEC §6.6; docs/cli.md `approve`): what `mandate yea approve <pc1.code>`
-// and any other approver (the MCP bridge's, issue 8) run before a principal signs.
+// and any other approver (the MCP bridge's) run before a principal signs.
 //
 // A `pc1.` code is unsigned and written by the agent's tooling from what a service sent, so
 // nothing in it is taken on trust (design.md, security review, "High": a consent for a different

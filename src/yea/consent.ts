@@ -42,7 +42,7 @@ export const checkConsentRequest = (
     const c = yield* Either.mapLeft(Schema.decodeUnknownEither(ConsentRequest)(request), () =>
       yeaError("bad_frame", "malformed consent request")
     )
-    const h = proposalHash(shown as unknown as Record<string, unknown>)
+    const h = proposalHash(shown)
     if (Either.isLeft(h) || h.right !== shown.hash) return yield* Either.left(yeaError("conflict", "the shown proposal's hash does not verify"))
     if (c.proposal !== shown.id || c.hash !== shown.hash || c.service !== service || c.capability !== shown.capability) {
       return yield* Either.left(yeaError("conflict", "the consent request does not match the proposal this service sent"))

@@ -9,28 +9,52 @@
 // Lens, budgets  lens/        section 9 renderings, section 8 estimate, fitting and EXPAND
 // Frames         frame.ts ndjson.ts   §2 frames, one Schema per verb and reply kind; NDJSON lines
 // Runtime        state.ts (stores) params.ts (§4.1.1) service/ (the service side) client.ts inproc.ts
-// Examples       examples/   the calendar and the shop of the demo and the benchmarks
 // Conformance    conformance.ts   `mandate yea conformance DIR`
-export * from "./reason.js"
-export * from "./canonical.js"
-export * from "./proposal.js"
-export * from "./keys.js"
-export * from "./verb.js"
-export * from "./proof.js"
-export * from "./caveat.js"
-export * from "./grant.js"
-export * from "./authorize.js"
-export * from "./consent.js"
-export * from "./approve.js"
-export * from "./receipt.js"
-export * from "./measure.js"
-export * from "./conformance.js"
-export * from "./frame.js"
-export * from "./ndjson.js"
-export * from "./state.js"
-export * from "./params.js"
-export * from "./service/index.js"
-export * from "./client.js"
-export * from "./inproc.js"
-export * as Examples from "./examples/index.js"
+export { ConsentRequest, yeaError, YeaError, YeaReason } from "./reason.js"
+export { canonical, canonicalBytes, readCanonical } from "./canonical.js"
+export { checkCommitHash, decodeProposal, Proposal, proposalHash } from "./proposal.js"
+export {
+  decodeKey, decodeKeyText, decodeSeed, decodeSignature, encodeKey, isKey, keyFromSeed, keyFromSeedText,
+  verifyingKeyOf
+} from "./keys.js"
+// ./verb.js: nothing public (its names are used inside this folder only)
+export {
+  Proof, PROOF_WINDOW_SECONDS, type ProofSubject, proofTarget, signProof, subjectOfFrame, verifyProof
+} from "./proof.js"
+export { Caveat, caveatProblem, evaluateCaveats, Limit, matchesCapability, type TotalsLookup } from "./caveat.js"
+export {
+  blockId, caveatBlocks, checkGrant, decodeGrant, delegateGrant, DelegationPayload, type Grant, issueRootGrant,
+  Key, RawBlock, RootPayload, TOKEN_PREFIX, verifyChain
+} from "./grant.js"
+export {
+  authorize, type AuthorizeRequest, authorizeWithReservations, executeWithTotals, reserveTotals, TOTAL_SCALE,
+  totalKey
+} from "./authorize.js"
+export {
+  checkConsentRequest, CONSENT_CODE_PREFIX, consentCaveats, consentRequestFor, decodeConsentCode,
+  encodeConsentCode, issueConsentGrant
+} from "./consent.js"
+export { reviewConsentCode, signConsentCode } from "./approve.js"
+export { Receipt, undoRequest } from "./receipt.js"
+export {
+  addDecimal, compareDecimal, decimal, decodeUses, formatQuantity, isQuantity, isUses, MAX_AMOUNT, MAX_SCALE,
+  Quantity, quantityValue, unitsAt, Uses
+} from "./measure.js"
+export { checkFile, fixedClock, runConformance, summarize } from "./conformance.js"
+export {
+  AnswerFrame, AskFrame, BriefFrame, Capability, ClarifyFrame, CommitFrame, decodeReplyEither,
+  decodeRequestEither, envelope, errorBody, ErrorFrame, EventFrame, ExpandFrame, type FinalReply, HelloFrame,
+  IntentFrame, isFinal, MAX_FRAME_BYTES, More, Params, ProposalsFrame, ReceiptFrame, ReplyFrame, replyTo,
+  RequestFrame, UndoFrame
+} from "./frame.js"
+export { encodeLine, isBlank, makeLineReader, parseFrame } from "./ndjson.js"
+export {
+  AutoRecord, CommitRecord, HandleRecord, ProposalRecord, YeaAutoMemory, type YeaAutoMemoryService, YeaCommits,
+  type YeaCommitsService, YeaHandles, type YeaHandlesService, YeaProposals, type YeaProposalsService,
+  type YeaState
+} from "./state.js"
+export { checkParams } from "./params.js"
+export { ask, intent, makeService, plans } from "./service/index.js"
+export { type ClientOptions, lensForModel, makeClient, type YeaClientShape, type YeaConnection } from "./client.js"
+export { connectInProcess } from "./inproc.js"
 export * as Lens from "./lens/index.js"

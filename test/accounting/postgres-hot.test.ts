@@ -1,4 +1,4 @@
-// Issue 13 item 5: PostgreSQL's reserve is one statement (accounting_reserve, a migration). What that
+// PostgreSQL's reserve is one statement (accounting_reserve, a migration). What that
 // must keep, on a schema of this file's own: exactly floor(limit/amount) of many fibers on one hot
 // limit, all or nothing over several limits, one draw per id under concurrent same-id reserves,
 // settlement racing reserves on the same rows, real faults refused by the database mid-statement

@@ -1,4 +1,4 @@
-// Issue 12 item 7: reserve, commit, release and settleFailure are named spans carrying the
+// Reserve, commit, release and settleFailure are named spans carrying the
 // reservation id, so a trace shows where a call's spend is decided and settled.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Tracer } from "effect"

@@ -40,13 +40,15 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   ledger: ["kernel", "accounting", "ledger"],
   store: ["kernel", "accounting", "writ", "yea", "ledger", "store"],
   bind: ["kernel", "accounting", "writ", "yea", "ledger", "bind"],
-  app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"],
+  app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "examples"],
   console: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"],
-  cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "cli"],
-  // Example handlers, services and upstreams (built to JavaScript with the rest): they use the
-  // library as a user's module would; nothing imports them (the demo and the README name their files).
+  cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples", "cli"],
+  // The examples (built to JavaScript with the rest) use the library as a user's module would.
+  // The example services (calendar, shop, the billing MCP server) are served by the demo's
+  // composition roots in app/ and cli/; the handler modules (payment, booking) are loaded by path
+  // and imported by nothing. No file cycle may run through them (checked below).
   examples: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "examples"],
-  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"]
+  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples"]
 }
 
 describe("module layering (DESIGN.md)", () => {

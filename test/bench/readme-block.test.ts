@@ -1,4 +1,4 @@
-// The README's benchmark block is written from one run's output (scripts/bench-readme.ts): every
+// The benchmark block of docs/benchmarks.md is written from one run's output (scripts/bench-readme.ts): every
 // benchmark's summary lines, its time and the machine line, and nothing from any other run.
 import { describe, expect, it } from "@effect/vitest"
 import { block, parseRun } from "../../scripts/bench-readme.js"
@@ -47,5 +47,7 @@ describe("bench:readme", () => {
     expect(b).toContain("| `broken` | 0 s | `broken: FAILED (no service)` |")
     expect(b).toContain("| `quiet` | 1 s | (no summary line) |")
     expect(b).not.toContain("not this bench's line")
+    // The page lives in docs/: its link to the whole output goes up one folder.
+    expect(b).toContain("](../scripts/bench/results/last-run.txt)")
   })
 })

@@ -1,4 +1,4 @@
-// The kill test of issue 3: the executor (`writ serve`, SQLite store) is killed with SIGKILL at
+// The kill test: the executor (`writ serve`, SQLite store) is killed with SIGKILL at
 // seeded random moments while a seeded mix of calls, retries and revokes is in flight, 20 times,
 // and restarted on the same store. After each restart nothing it answered may be lost:
 //   - every call it accepted (answered with a final or a pending tally) is answered again with a
@@ -35,7 +35,7 @@ const post = (agent: Http.Agent, url: string, body: JsonObject): Promise<Answer>
 const tallyOf = (a: Answer): JsonObject => (JSON.parse(a.bytes.toString()) as { tally: JsonObject }).tally
 const codeOf = (t: JsonObject) => (t.err as { code?: string } | null)?.code ?? null
 
-describe("SIGKILL under load (issue 3, Done when)", () => {
+describe("SIGKILL under load", () => {
   let server: ServeProcess | undefined
   afterAll(async () => {
     await server?.kill()

@@ -1,4 +1,4 @@
-// Issue 11 item 6, section 12 (Denial of service): every listener has header, body and idle
+// Section 12 (Denial of service): every listener has header, body and idle
 // timeouts and a connection cap. A slowloris client (headers a byte at a time), a slow body and an
 // idle connection are each dropped by the server, while a good client is served throughout; a
 // connection past the cap is closed at accept, unread, and the listener serves again once one
@@ -54,7 +54,7 @@ const goodCall = (url: string) =>
 
 const statusLine = (s: string) => s.split("\r\n")[0]
 
-describe("listener timeouts (issue 11 item 6)", () => {
+describe("listener timeouts", () => {
   it.scopedLive("drops a slowloris client, a slow body and an idle connection while a good client is served", () =>
     Effect.gen(function*() {
       const srv = yield* serveScoped({
@@ -107,7 +107,7 @@ describe("listener timeouts (issue 11 item 6)", () => {
     }), 30_000)
 })
 
-describe("connection cap (issue 11 item 6)", () => {
+describe("connection cap", () => {
   it.scopedLive("closes connections past the cap at accept, unread, and serves again once one closes", () =>
     Effect.gen(function*() {
       const srv = yield* serveScoped({

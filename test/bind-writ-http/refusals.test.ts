@@ -1,7 +1,7 @@
-// Issue 11 item 9 (HTTP part), section 9.3: every request the binding refuses itself (no route,
+// Section 9.3: every request the binding refuses itself (no route,
 // wrong method or media type, too large, unreadable, over the revoke rate) gets one audit entry,
 // written through the executor's path for requests refused before they had an identity; paths
-// match exactly (issue 12 item 10 keeps the binding's behaviour on the platform's router).
+// match exactly (the binding keeps this behaviour on the platform's router).
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as Http from "node:http"

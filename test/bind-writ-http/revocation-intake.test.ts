@@ -1,4 +1,4 @@
-// Issue 11 item 4: revocation cannot be starved. The revoke allowance is charged after the revoke
+// Revocation cannot be starved. The revoke allowance is charged after the revoke
 // has verified (section 9.1 steps 1 to 4), and a revoke signed by a known principal (a root the
 // executor accepts, or an issuer of a chain rooted at one) draws on an allowance of its own, so
 // neither junk that does not verify nor valid revokes signed by fresh keys, sent from the victim's

@@ -244,7 +244,7 @@ describe("against a running executor: send, inspect, audit", () => {
   })
 })
 
-describe("issue 11 item 7: nonsense TTLs and roots beyond 24 hours", () => {
+describe("nonsense TTLs and roots beyond 24 hours (section 12)", () => {
   it("refuses --ttl -5, 0, 1.5, an --exp already past and a root over 24 hours ahead; --max-ttl allows a longer root", async () => {
     const issue = (...more: ReadonlyArray<string>) =>
       mandate("writ", "issue", "--key", p("a.key"), "--hld", keys.b, "--act", "x", ...more)
@@ -266,7 +266,7 @@ describe("issue 11 item 7: nonsense TTLs and roots beyond 24 hours", () => {
   })
 })
 
-describe("issue 11 item 9: --out and one-line errors", () => {
+describe("--out and one-line errors", () => {
   it("--out refuses an existing file unless --force and never follows a symlink", async () => {
     writeFileSync(p("keep.json"), "keep\n")
     writeFileSync(p("victim"), "victim\n")
@@ -315,7 +315,8 @@ describe("--help", () => {
     const rs = await Promise.all(cmds.map((c) => mandate(...c, "--help")))
     rs.forEach((r, i) => {
       expect(r.status, cmds[i].join(" ")).toBe(0)
-      expect(r.stdout).toContain("DESCRIPTION")
+      expect(r.stdout.startsWith(`mandate ${cmds[i].join(" ")}: `), cmds[i].join(" ")).toBe(true)
+      expect(r.stdout).toContain(`\nUsage\n  mandate ${cmds[i].join(" ")}`)
     })
   })
 })

@@ -1,4 +1,4 @@
-// Issue 11 item 9: `--out` never overwrites a file unless `--force`, and never writes through a
+// `--out` never overwrites a file unless `--force`, and never writes through a
 // symbolic link (writ-io.ts `writeJson`, shared by issue, delegate, call, revoke and send), on the
 // real file system in a scoped temporary folder.
 import { NodeContext } from "@effect/platform-node"
@@ -15,7 +15,7 @@ const folder = Effect.gen(function*() {
 })
 
 layer(NodeContext.layer)((it) => {
-  describe("issue 11 item 9: --out refuses an existing file unless --force and never follows a symlink", () => {
+  describe("--out refuses an existing file unless --force and never follows a symlink", () => {
     it.scoped("writes a new file; refuses an existing one; --force replaces it", () =>
       Effect.gen(function*() {
         const { fs, p } = yield* folder

@@ -1,4 +1,4 @@
-// Issue 11 item 8: strict reading on every path, for `mandate writ send`. An answer that is not
+// Strict reading on every path, for `mandate writ send`. An answer that is not
 // strict JSON (section 1.1) is `noncanonical` at the object within the answer that holds the fault
 // (an ack, a tally in `tallies`, an ack relayed in `fwd`, the `res` body), not at the whole answer.
 // A loopback HTTP server answers crafted bytes; the client reads them as `writ send` does.
@@ -36,7 +36,7 @@ const failureOf = (answer: string) =>
 const ack = (inner: string) => `{"iss":"did:key:z6Mk","out":"x",${inner}"typ":"ack"}`
 const tally = (inner: string) => `{"call":"c","st":"done",${inner}"typ":"tally"}`
 
-describe("issue 11 item 8: strict reading on the writ send path", () => {
+describe("strict reading (section 1.1) on the writ send path", () => {
   it.scoped("strict reading on the writ send path blames the embedded object that holds a duplicate member", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [string, string]> = [

@@ -1,7 +1,9 @@
 // `mandate demo` (npm start) end to end: three processes on loopback, every expectation checked by
 // the demo itself. The test asserts exit status 0, that the transcript names every reason the demo
 // is meant to show, that every object exchanged was written, and that no executor process is left
-// running afterwards.
+// running afterwards. The run is the one this test run shares (test/support/demo-run.ts: the demo
+// with `--ledger`, whose ledger test/ledger/demos.test.ts checks); the run with a declining payment
+// handler is this file's own.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,12 +12,11 @@ import { afterAll, describe, expect, it, vi } from "vitest"
 // Each command is a separate node process; on a loaded machine that takes a while.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 import { type Ran, runMandate } from "../support/cli.js"
+import { sharedDemo } from "../support/demo-run.js"
 import { repoRoot } from "../support/shared.js"
 
-const out = mkdtempSync(join(tmpdir(), "mandate-demo-"))
 const outBad = mkdtempSync(join(tmpdir(), "mandate-demo-bad-"))
 afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
   rmSync(outBad, { recursive: true, force: true })
 })
 
@@ -37,9 +38,10 @@ const leftover = (out: string): Array<string> => {
 
 describe("mandate demo", () => {
   it("runs A, B and C over HTTP and every expectation holds", async () => {
-    const r = await run("--out", out)
+    const r = await sharedDemo()
+    const out = r.out
     expect(r.status, r.stdout.slice(-3000) + r.stderr.slice(-2000)).toBe(0)
-    const transcript = readFileSync(join(out, "transcript.txt"), "utf8")
+    const transcript = r.transcript
     expect(transcript).toContain("demo: every expectation held")
     expect(transcript).toMatch(/\d+ expectations checked, 0 failed/)
     expect(transcript).not.toContain("FAIL")

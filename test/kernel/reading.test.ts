@@ -1,4 +1,4 @@
-// Issue 13 item 1: the strict reader's one pass yields the value, the spans of the outer levels and
+// The strict reader's one pass yields the value, the spans of the outer levels and
 // whether each span's text is already canonical (section 1.2), with where `sig` sits (section 1.4).
 // The oracle is the serializer: a span called canonical must be exactly encodeCanonical's text.
 import { describe, expect, it } from "@effect/vitest"
@@ -28,7 +28,7 @@ const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
   )
 })).v
 
-describe("readJson spans (issue 13 item 1)", () => {
+describe("readJson spans", () => {
   it("takes a canonical text as its own canonical form, and cuts `sig` out of it exactly", () => {
     const text = '{"a":[1,{"b":"x"}],"sig":"AAAA","typ":"writ","v":1}'
     const r = read(text)

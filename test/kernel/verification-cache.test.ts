@@ -1,4 +1,4 @@
-// Issue 11 item 3: the verification cache is a service, bounded in bytes, whose keys are copies.
+// The verification cache is a service, bounded in bytes, whose keys are copies.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { setFlagsFromString } from "node:v8"
@@ -21,7 +21,7 @@ const retainedBytes = () => {
 }
 
 describe("VerificationCache", () => {
-  it.effect("its plain form and its Effects share one store (issue 13 item 1: verifiers read it once, then call it plainly)", () =>
+  it.effect("its plain form and its Effects share one store (verifiers read it once, then call it plainly)", () =>
     Effect.gen(function* () {
       const cache = VerificationCache.make({ maxBytes: 1 << 20 })
       // A check remembered plainly is seen as passed by the Effect, and the other way round.
@@ -56,7 +56,7 @@ describe("VerificationCache", () => {
       expect((yield* cache.stats).keysJudged).toBe(2)
     }))
 
-  it.effect("never decodes, copies or keeps a string that is not did:key-shaped (issue 11 item 2)", () =>
+  it.effect("never decodes, copies or keeps a string that is not did:key-shaped", () =>
     Effect.gen(function* () {
       const cache = VerificationCache.make({ maxBytes: 1 << 20 })
       const long = "did:key:z" + "6Mk" + "A".repeat(50_000 - 3)

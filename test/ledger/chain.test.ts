@@ -1,4 +1,4 @@
-// `verify` (issue 9 item 6, beyond the seed): a changed, removed, reordered or cut line is found,
+// `verify` (beyond the seed): a changed, removed, reordered or cut line is found,
 // each with its reason code; the lines a store recorded verify intact.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"

@@ -1,4 +1,4 @@
-// `mandate ledger init|record|stats|export|verify|replay` as a user runs them (issue 9 item 10):
+// `mandate ledger init|record|stats|export|verify|replay` as a user runs them:
 // what each prints, and every refusal as one line `error: <reason> at <where>: <why>`, exit 1.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

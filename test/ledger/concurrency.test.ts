@@ -1,4 +1,4 @@
-// The concurrency proof (issue 9 "Done when", first point): 10,000 concurrent guarded actions from
+// The concurrency proof: 10,000 concurrent guarded actions from
 // 4 worker processes against one USD budget, on SQLite and on PostgreSQL, never exceed the budget
 // by one cent (not by one nano-dollar), every reservation ends settled or released, the ledger's
 // settlements add up to exactly what the budget records as used, and the ledger verifies; also

@@ -1,12 +1,15 @@
-// Issue 9 "Done when": the Writ demo and the YEA demo, run with a ledger, leave one verifiable
-// ledger holding both. Each command runs as a user would (a child process), into one SQLite file;
-// then `mandate ledger verify` passes, `stats` shows both protocols, and a changed line is found.
+// The Writ demo and the YEA demo, run with a ledger, leave one verifiable ledger holding both. Each
+// command runs as a user would (a child process), into one SQLite file: the Writ demo's is the run
+// this test run shares (test/support/demo-run.ts, `mandate demo --ledger`), copied here so that the
+// YEA demo adds to the copy; then `mandate ledger verify` passes, `stats` shows both protocols, and
+// a changed line is found.
 import Database from "better-sqlite3"
-import { mkdtempSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { runMandate } from "../support/cli.js"
+import { sharedDemo } from "../support/demo-run.js"
 
 // Each command is a node process, the Writ demo three of them; a loaded machine takes a while.
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 60_000 })
@@ -18,8 +21,12 @@ const mandate = (...args: ReadonlyArray<string>) => runMandate(args, 280_000, "S
 
 describe("both demos into one ledger", () => {
   it("the Writ demo and the YEA demo leave one verifiable ledger holding both", async () => {
-    const writ = await mandate("demo", "--out", join(dir, "out"), "--ledger", ledger)
+    const writ = await sharedDemo()
     expect(writ.status, writ.stdout.slice(-2000) + writ.stderr.slice(-2000)).toBe(0)
+    // The SQLite file with its write-ahead log and key file, if the demo left them, as one copy.
+    for (const suffix of ["", "-wal", "-shm", ".key"]) {
+      if (existsSync(writ.ledger + suffix)) copyFileSync(writ.ledger + suffix, ledger + suffix)
+    }
     const yea = await mandate("yea", "demo", "--ledger", ledger)
     expect(yea.status, yea.stdout.slice(-2000) + yea.stderr.slice(-2000)).toBe(0)
 

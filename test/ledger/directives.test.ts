@@ -1,4 +1,4 @@
-// Issue 9 items 3, 4 and 7: every directive's contract (directive.ts) in enforce and in shadow,
+// Every directive's contract (directive.ts) in enforce and in shadow,
 // capability negotiation derived from what an adapter demonstrably does, outcomes whose task must
 // match the declared one, and value estimates whose learned state moves training_data_fingerprint.
 import { describe, expect, it } from "@effect/vitest"

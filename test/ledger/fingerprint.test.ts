@@ -1,4 +1,4 @@
-// Issue 9 item 5 (seed "Fingerprints and deduplication"): deterministic semantic fingerprints over
+// Seed "Fingerprints and deduplication": deterministic semantic fingerprints over
 // plain JSON only, the four dedup scopes, and a failed action that is never a completed duplicate.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"

@@ -1,4 +1,4 @@
-// The guard (issue 9 items 2-4): budgets, per-kind limits, dedup, the verification reserve, the value
+// The guard: budgets, per-kind limits, dedup, the verification reserve, the value
 // rule, settlement of success, abort, failure and interruption, and the modes.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option } from "effect"

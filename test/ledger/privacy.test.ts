@@ -1,4 +1,4 @@
-// The privacy guarantees (issue 9 "Done when", third point), as properties over random events:
+// The privacy guarantees, as properties over random events:
 // safe_telemetry holds no value outside an allowlist written here independently of the sanitizer,
 // and no raw identifier or free text of the input; aggregate_export never emits a group under its
 // minimum, nor an identifier. Plus: generalized timestamps on a safe_telemetry ledger's lines.

@@ -1,4 +1,4 @@
-// Issue 9 item 10: the progress bar of long exports and replays (only on a terminal, counted in
+// The progress bar of long exports and replays (only on a terminal, counted in
 // items), and the plain-language summary that ends `mandate ledger stats`.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
@@ -79,6 +79,10 @@ describe("the stats summary", () => {
         writ: { kinds: { accepted: 1, consumed: 1, refused: 1 }, refused: { count_exhausted: 1 }, drawn: { count: "1", "total:amount": "600" } },
         yea: { kinds: { commit: 1, uses_spent: 2 }, refused: {}, drawn: { "spend:USD": "13.00" } }
       })
+      // The rows' USD column: YEA's uses in USD are money drawn; Writ totals name no currency.
+      const usd = (protocol: string, reason: string) => s.rows.find((r) => r.protocol === protocol && r.reason === reason)?.usd
+      expect(usd("yea", "uses_spent")).toBe("13")
+      expect(usd("writ", "consumed")).toBe("0")
     }).pipe(Effect.provide(ledgerSubscriber.pipe(Layer.provideMerge(memoryLedger())))))
 
   it.effect("an empty ledger says so", () =>

@@ -1,4 +1,4 @@
-// Issue 9 item 9: the Writ executor's and the YEA runtime's decisions reach the decision ledger
+// The Writ executor's and the YEA runtime's decisions reach the decision ledger
 // through accounting's DecisionEvents (the protocols never import the ledger), and `stats` groups
 // them by protocol, principal and reason with the guard's own decisions.
 import { describe, expect, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
-// Replay under a stricter policy reports the exact counts and sums it changed (issue 9 "Done
-// when"), shadow mode leaves the agent's sequence of actions identical to no guard, and the
+// Replay under a stricter policy reports the exact counts and sums it changed, shadow mode
+// leaves the agent's sequence of actions identical to no guard, and the
 // subscriber records protocol decisions in the same ledger.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"

@@ -1,4 +1,4 @@
-// `writ serve --ledger` and the demos' `--ledger` (issue 9 item 9): what they refuse, each with
+// `writ serve --ledger` and the demos' `--ledger`: what they refuse, each with
 // its reason code, and a served executor recording its decisions in the ledger it was given.
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"

@@ -1,6 +1,6 @@
 // The package as a newcomer runs it: packed, installed offline into an empty project (pack.ts),
-// and from that install, with no TypeScript loader and no dev dependency anywhere, `mandate demo`,
-// `mandate demo --ledger` (then `mandate ledger verify` on what it wrote), `mandate console`
+// and from that install, with no TypeScript loader and no dev dependency anywhere, `mandate demo
+// --ledger` (then `mandate ledger verify` on what it wrote), `mandate console`
 // (started on a free port: the page, its script and an API route fetched, then stopped), `mandate
 // writ serve --handler` with the shipped JavaScript example handler (called once with `mandate writ
 // send`), and the ledger's plain-JavaScript example (guarded actions under a budget on SQLite).
@@ -88,9 +88,9 @@ const didOf = (text: string): string => {
 }
 
 describe("from the installed package, with no loader and no dev dependency", () => {
-  it("ships the example handlers and the console page as JavaScript", (ctx) => {
+  it("ships the example handlers and the console page as JavaScript, and the docs", (ctx) => {
     const pkg = join(consumer(() => ctx.skip()), "node_modules", "mandate")
-    for (const f of ["dist/examples/payment.js", "dist/examples/booking.js", "dist/examples/ledger-budget.mjs", "dist/console/web/app.js"]) {
+    for (const f of ["dist/examples/payment.js", "dist/examples/booking.js", "dist/examples/orders-api.js", "dist/examples/refund-jobs.js", "dist/examples/ledger-budget.mjs", "dist/console/web/app.js", "docs/index.md"]) {
       expect(existsSync(join(pkg, f)), f).toBe(true)
     }
     // What would make any of this pass by accident: a loader or the bundler installed.
@@ -98,20 +98,15 @@ describe("from the installed package, with no loader and no dev dependency", () 
     expect(existsSync(join(pkg, "..", "esbuild"))).toBe(false)
   })
 
-  it("`mandate demo` runs A, B and C and every expectation holds", async (ctx) => {
+  it("`mandate demo --ledger` runs A, B and C, every expectation holds, and its ledger of B's and C's decisions verifies", async (ctx) => {
+    // One run of the demo from the install (each takes a dozen processes): the plain demo's checks
+    // and the ledger's together.
     const dir = consumer(() => ctx.skip())
-    const r = await mandate(dir, ["demo", "--out", join(dir, "out")])
+    const r = await mandate(dir, ["demo", "--out", join(dir, "out"), "--ledger", "ledger.db"])
     expect(r.status, r.stdout.slice(-2000) + r.stderr).toBe(0)
     expect(r.stdout).toContain("demo: every expectation held")
     expect(r.stdout).toMatch(/\d+ expectations checked, 0 failed/)
     expect(existsSync(join(dir, "out", "c.sqlite"))).toBe(true)
-  })
-
-  it("`mandate demo --ledger` records B's and C's decisions in a ledger that verifies", async (ctx) => {
-    const dir = consumer(() => ctx.skip())
-    const r = await mandate(dir, ["demo", "--out", join(dir, "out-ledger"), "--ledger", "ledger.db"])
-    expect(r.status, r.stdout.slice(-2000) + r.stderr).toBe(0)
-    expect(r.stdout).toContain("demo: every expectation held")
     const v = await mandate(dir, ["ledger", "verify", "ledger.db"])
     expect(v.status, v.stderr).toBe(0)
     expect(v.stdout).toMatch(/^ok: ledger default \(local_full\), \d+ lines, chain intact/)
@@ -120,7 +115,7 @@ describe("from the installed package, with no loader and no dev dependency", () 
   it("`mandate console` serves the built page and its API on a free port, then stops", async (ctx) => {
     const dir = consumer(() => ctx.skip())
     // The demo's store and ledger when the tests above ran; the console starts without them too.
-    const sources = existsSync(join(dir, "ledger.db")) ? ["--ledger", "ledger.db", "--store", join("out-ledger", "c.sqlite")] : []
+    const sources = existsSync(join(dir, "ledger.db")) ? ["--ledger", "ledger.db", "--store", join("out", "c.sqlite")] : []
     const { child, match } = await startMandate(dir, ["console", "--port", "0", ...sources], /console on (http:\/\/127\.0\.0\.1:\d+\/)/)
     const url = match[1]
     try {

@@ -1,6 +1,6 @@
-// Issue 15: the package a user installs. dist/ is built (ensureBuilt), packed and installed from
+// The package a user installs. dist/ is built (ensureBuilt), packed and installed from
 // the tarball into a fresh project offline (pack.ts); there, (a) a plain .mjs imports `mandate` on
-// Node with no loader and verifies a writ, and the README's library example runs as JavaScript,
+// Node with no loader and verifies a writ, and the library example of docs/library.md runs as JavaScript,
 // (b) `npx mandate writ verify` checks a conformance corpus writ, from another directory and
 // through a symlink, (c) tsc checks a consumer .ts against the shipped declarations. Also: the
 // launcher's one-line error when the CLI is not built, and which modules a command loads (from
@@ -76,9 +76,9 @@ describe("the packed package, installed offline into a fresh project", () => {
     expect(r.stdout).toMatch(/^valid [A-Za-z0-9_-]{43}\naltered bad_signature\n$/)
   })
 
-  it("(a) the README's library example runs as plain JavaScript against the installed package", async (ctx) => {
+  it("(a) the library example of docs/library.md runs as plain JavaScript against the installed package", async (ctx) => {
     const dir = consumer(() => ctx.skip())
-    const block = /## Library[\s\S]*?```ts\n([\s\S]*?)```/.exec(readFileSync(join(repoRoot, "README.md"), "utf8"))
+    const block = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(repoRoot, "docs", "library.md"), "utf8"))
     expect(block).not.toBeNull()
     // Its type annotations removed, nothing else: what a JavaScript user would write.
     const js = (await transform(block![1], { loader: "ts", format: "esm", target: "node20" })).code
@@ -116,14 +116,14 @@ describe("the packed package, installed offline into a fresh project", () => {
       run(link, ["--version"], "/"),
       run(link, ["writ", "verify", join(dir, "w.json"), "--now", NOW], scratch)
     ])
-    expect(version.stdout.trim()).toBe("0.1.0")
+    expect(version.stdout.trim()).toBe("mandate 0.1.0")
     expect(verify.status, verify.stderr).toBe(0)
     expect(verify.stdout).toMatch(/^writ: valid\n/)
   })
 
   it("(c) a consumer .ts type-checks against the shipped declarations, and a misuse does not", async (ctx) => {
     const dir = consumer(() => ctx.skip())
-    const block = /## Library[\s\S]*?```ts\n([\s\S]*?)```/.exec(readFileSync(join(repoRoot, "README.md"), "utf8"))![1]
+    const block = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(repoRoot, "docs", "library.md"), "utf8"))![1]
     writeFileSync(join(dir, "readme.ts"), block)
     writeFileSync(join(dir, "consumer.ts"), [
       `import { Effect } from "effect"`,
@@ -170,7 +170,7 @@ describe("the launcher (scripts/mandate.mjs)", () => {
   it("is on the path as `npx mandate` in this clone after install", async () => {
     const r = await run("npx", ["--no-install", "mandate", "--version"], repoRoot)
     expect(r.status, r.stderr).toBe(0)
-    expect(r.stdout.trim()).toBe("0.1.0")
+    expect(r.stdout.trim()).toBe("mandate 0.1.0")
   })
 })
 
@@ -192,9 +192,9 @@ describe("the bundled command line loads only what the command run needs", () =>
   }
 
   it("`mandate --help` loads no command module", () => {
-    // The entry, the run function, the run's streams (CliIo), the tree of lazy entries and the
-    // CommandPath tag: nothing of any command.
-    const own = ["src/cli/main.ts", "src/cli/run.ts", "src/cli/io.ts", "src/cli/tree.ts", "src/cli/where.ts"]
+    // The entry, the run function, the run's streams (CliIo), the tree of lazy entries, the help
+    // drawn from it and the CommandPath tag: nothing of any command.
+    const own = ["src/cli/main.ts", "src/cli/run.ts", "src/cli/io.ts", "src/cli/tree.ts", "src/cli/help.ts", "src/cli/help-model.ts", "src/cli/where.ts"]
     expect(loaded(meta(), ["src/cli/main.ts"])).toEqual(expect.arrayContaining(own))
     expect(loaded(meta(), ["src/cli/main.ts"]).filter((f) => !own.includes(f))).toEqual([])
   })

@@ -1,4 +1,4 @@
-// Issue 13 item 4: the kill test against 3 `writ serve` workers on one PostgreSQL schema, serving
+// The kill test against 3 `writ serve` workers on one PostgreSQL schema, serving
 // one executor key. A seeded load of count, total and plain calls, retries and revokes goes to the
 // workers in turn (as a balancer in front of one address would send it) while a seeded random
 // worker is killed with SIGKILL at a seeded random moment and restarted, KILLS times. Afterwards:
@@ -32,7 +32,7 @@ const post = (agent: Http.Agent, url: string, body: JsonObject): Promise<Answer>
 const tallyOf = (a: Answer): JsonObject => (JSON.parse(a.bytes.toString()) as { tally: JsonObject }).tally
 const codeOf = (t: JsonObject) => (t.err as { code?: string } | null)?.code ?? null
 
-describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key (issue 13 item 4)", () => {
+describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key", () => {
   const workers: Array<ServeProcess | undefined> = []
   afterAll(async () => {
     for (const w of workers) await w?.kill()

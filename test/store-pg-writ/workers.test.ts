@@ -1,4 +1,4 @@
-// Issue 13 item 4: several executor workers on one PostgreSQL schema serve one executor key.
+// Several executor workers on one PostgreSQL schema serve one executor key.
 // In-process workers (each its own pool, worker identity and executor) over the real database:
 // exactly-once `count`, exact `total` and byte-identical replays when the calls of a race land on
 // different workers; a revoke recorded by one worker refuses the next admission on every worker

@@ -1,4 +1,4 @@
-// Issue 11 item 1: a store write that fails at COMMIT (or ROLLBACK) is the typed StoreError, never
+// A store write that fails at COMMIT (or ROLLBACK) is the typed StoreError, never
 // a defect, on every store. Real faults: SQLite reaching `max_page_count` mid-run (SQLITE_FULL, after
 // which SQLite rolls the transaction back by itself) and the store file made read-only mid-run (the
 // immutable attribute, which refuses writes even through descriptors already open, to root too);

@@ -1,4 +1,4 @@
-// Issue 11 item 9, store part: store files are created readable by their owner only (0600, like key
+// Store files are created readable by their owner only (0600, like key
 // files), the -wal and -shm files too; a store that cannot be opened fails with a StoreError that
 // names the file.
 import { SqlClient } from "@effect/sql"

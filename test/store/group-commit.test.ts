@@ -1,4 +1,4 @@
-// Group commit on the embedded store (issue 13 item 3, src/store/sqlite/group-commit.ts): steps
+// Group commit on the embedded store (src/store/sqlite/group-commit.ts): steps
 // queued while a batch runs are committed together, one transaction; each caller is answered only
 // once its batch committed (a second connection on the file already sees its write); a step that
 // fails rolls back only its own writes; a batch whose COMMIT fails fails every step in it and keeps

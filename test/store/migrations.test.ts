@@ -1,4 +1,4 @@
-// Issue 12 item 9: @effect/sql's Migrator with a table per store module, stores written before it
+// @effect/sql's Migrator with a table per store module, stores written before it
 // still open, a failed migration is a StoreError, and store rows are decoded by their Schemas so a
 // corrupted row is a StoreError, never a wrong value.
 import { SqlClient } from "@effect/sql"

@@ -1,4 +1,4 @@
-// Issue 11 item 1 on PostgreSQL: a server that stops mid-run makes the step's COMMIT fail, and that
+// On PostgreSQL, a server that stops mid-run makes the step's COMMIT fail, and that
 // is the typed StoreError, never a defect. The shared server on 127.0.0.1:5432 is never touched: the
 // test runs a throwaway cluster of its own (initdb in a temporary folder as the `postgres` OS user,
 // on a free port), stops it mid-step with `pg_ctl stop -m immediate`, starts it again and removes it.

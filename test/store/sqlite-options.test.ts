@@ -1,4 +1,4 @@
-// The SQLite Layer's options (issue 12 item 6): the composition root passes the pragmas, and the
+// The SQLite Layer's options: the composition root passes the pragmas, and the
 // store applies them when it opens the file.
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"

@@ -1,4 +1,4 @@
-// Issue 11 item 9, store part: a store that `writ serve` cannot open or read at startup is named in
+// A store that `writ serve` cannot open or read at startup is named in
 // the error, in the documented form `error: mandate/store_unavailable at <path>: <why>`.
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"

@@ -7,6 +7,7 @@ import {
   ACK_KEY, callMessage, cancelParams, CardExtension, cardExtension, handleCancel, handleMessage, readCancel, readJson, readMessage,
   Task, TALLY_KEY, verifyTask
 } from "../../src/bind/writ-a2a/index.js"
+import { messageToV03, partFromV03, partToV03, taskFromV03, taskToV03, V03Task } from "../../src/bind/writ-a2a/v03.js"
 import { Executor } from "../../src/writ/executor/executor.js"
 import { verifyAck } from "../../src/writ/ack.js"
 import { makeCall, makeRevoke } from "../../src/writ/issue.js"
@@ -50,14 +51,15 @@ describe("Writ over A2A (adoption.md 2b)", () => {
       withExecutor(() =>
         Effect.gen(function*() {
           const task = yield* roundTrip(callMessage(call, form, "m-1", "please charge"))
-          expect(task.status.state).toBe("completed")
+          expect(task.status.state).toBe("TASK_STATE_COMPLETED")
           const last = task.artifacts![task.artifacts!.length - 1]
           if (form === "part") {
-            expect(last.parts[0]).toMatchObject({ kind: "data", metadata: { mimeType: "application/writ-tally+json" } })
+            expect(last.parts[0]).toMatchObject({ mediaType: "application/writ-tally+json" })
+            expect(last.parts[0]).not.toHaveProperty("kind")
             expect(last.metadata).toBeUndefined()
           } else {
             expect(last.metadata?.[TALLY_KEY]).toBeDefined()
-            expect(last.parts.every((p) => p.kind !== "data")).toBe(true)
+            expect(last.parts.every((p) => p.data === undefined)).toBe(true)
           }
           const v = yield* verifyTask(call, task)
           expect(v.tally.value.st).toBe("ok")
@@ -73,7 +75,7 @@ describe("Writ over A2A (adoption.md 2b)", () => {
   it.scoped("refuses a message with no call, two calls, a call that is not an object, or that is not strict JSON", () =>
     withExecutor(() =>
       Effect.gen(function*() {
-        expect(yield* reasonOf(roundTrip({ kind: "message", messageId: "x", role: "user", parts: [{ kind: "text", text: "hi" }] }))).toBe("missing_call")
+        expect(yield* reasonOf(roundTrip({ messageId: "x", role: "ROLE_USER", parts: [{ text: "hi" }] }))).toBe("missing_call")
         const two = callMessage(call, "part", "x")
         expect(yield* reasonOf(roundTrip({ ...two, parts: [...two.parts, ...two.parts] }))).toBe("malformed")
         const other = run(as(2, 99)(Effect.map(
@@ -83,10 +85,10 @@ describe("Writ over A2A (adoption.md 2b)", () => {
         expect(yield* reasonOf(roundTrip({ ...two, metadata: { "io.writ/call": other } }))).toBe("malformed")
         // The same call in both forms is one call.
         expect(yield* reasonOf(roundTrip({ ...two, metadata: { "io.writ/call": call } }))).toBe("accept")
-        expect(yield* reasonOf(roundTrip({ kind: "message", messageId: "x", role: "user", parts: [], metadata: { "io.writ/call": "call" } }))).toBe("malformed")
-        expect(yield* reasonOf(readMessage('{"kind":"message","kind":"message","messageId":"x","role":"user","parts":[]}'))).toBe("noncanonical")
-        expect(yield* reasonOf(readMessage('{"kind":"message","messageId":"x","role":"user","parts":{}}'))).toBe("malformed")
-        expect(yield* reasonOf(readMessage('{"kind":"message","messageId":"x","role":"user","parts":[],"metadata":{"n":1.5}}'))).toBe("noncanonical")
+        expect(yield* reasonOf(roundTrip({ messageId: "x", role: "ROLE_USER", parts: [], metadata: { "io.writ/call": "call" } }))).toBe("malformed")
+        expect(yield* reasonOf(readMessage('{"messageId":"x","messageId":"x","role":"ROLE_USER","parts":[]}'))).toBe("noncanonical")
+        expect(yield* reasonOf(readMessage('{"messageId":"x","role":"ROLE_USER","parts":{}}'))).toBe("malformed")
+        expect(yield* reasonOf(readMessage('{"messageId":"x","role":"ROLE_USER","parts":[],"metadata":{"n":1.5}}'))).toBe("noncanonical")
       })
     ))
 
@@ -95,13 +97,13 @@ describe("Writ over A2A (adoption.md 2b)", () => {
       Effect.gen(function*() {
         const forged = { ...call, args: { ...(call.args as JsonObject), amount: 1 } }
         const task = yield* roundTrip(callMessage(forged, "part", "m"))
-        expect(task.status.state).toBe("rejected")
+        expect(task.status.state).toBe("TASK_STATE_REJECTED")
         expect(task.status.message?.metadata?.["io.writ/error"]).toBe("bad_signature")
         expect(yield* reasonOf(verifyTask(forged, task))).toBe("missing_tally")
         // A refusal after the signature verified is a signed failed tally, which verifies.
         const stranger = resign("call", { ...call, from: keyOf(9) }, 9)
         const refused = yield* roundTrip(callMessage(stranger, "part", "m"))
-        expect(refused.status.state).toBe("failed")
+        expect(refused.status.state).toBe("TASK_STATE_FAILED")
       })
     ))
 
@@ -113,7 +115,7 @@ describe("Writ over A2A (adoption.md 2b)", () => {
         expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void (t.artifacts = (t.artifacts as Array<unknown>).slice(0, n - 1)))))).toBe("missing_tally")
         expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void ((t.artifacts as Array<any>)[0].parts[0].data.charge = "ch_2"))))).toBe("tally_mismatch")
         expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void (t.artifacts = (t.artifacts as Array<unknown>).slice(1)))))).toBe("result_mismatch")
-        expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void ((t.status as any).state = "failed"))))).toBe("result_mismatch")
+        expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void ((t.status as any).state = "TASK_STATE_FAILED"))))).toBe("result_mismatch")
         expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void ((t.status as any).message.metadata = {}))))).toBe("result_mismatch")
         expect(yield* reasonOf(verifyTask(call, mutate(task, (t) => void ((t.artifacts as Array<any>)[n - 1].parts[0].data.acc -= 1))))).toBe("bad_signature")
         // The tally of this call presented for another call.
@@ -129,7 +131,7 @@ describe("Writ over A2A (adoption.md 2b)", () => {
         const revoke = run(as(A)(makeRevoke({ chain: w.root.chain }))).revoke.json
         const params = yield* readCancel(JSON.stringify(cancelParams("task-1", revoke)))
         const task = yield* readJson(Task, JSON.stringify(yield* handleCancel(params)), "task")
-        expect(task.status.state).toBe("canceled")
+        expect(task.status.state).toBe("TASK_STATE_CANCELED")
         const answer = (task.artifacts![0].parts[0] as { data: JsonObject }).data
         const ack = yield* verifyAck(answer.ack)
         expect(ack.value.iss).toBe(keyOf(C))
@@ -139,10 +141,38 @@ describe("Writ over A2A (adoption.md 2b)", () => {
           makeCall({ chain: w.child.chain, op: "travel/charge", args: w.args }),
           (c) => c.call.json
         ))), "part", "m"))
-        expect(after.status.state).toBe("failed")
+        expect(after.status.state).toBe("TASK_STATE_FAILED")
         expect(yield* reasonOf(handleCancel({ id: "t" }))).toBe("missing_revoke")
         expect(yield* reasonOf(handleCancel({ id: "t", metadata: { "io.writ/revoke": [] } }))).toBe("malformed")
         expect(yield* reasonOf(handleCancel(cancelParams("t", { ...revoke, sig: (revoke.sig as string).replace(/^./, (c) => (c === "A" ? "B" : "A")) })))).toBe("bad_signature")
+      })
+    ))
+
+  it.scoped("reads a 0.3 message (kind, lower-case role, metadata.mimeType) as 1.0, and writes its task back as 0.3", () =>
+    withExecutor(() =>
+      Effect.gen(function*() {
+        for (const form of ["part", "metadata"] as const) {
+          const legacy = messageToV03(callMessage(call, form, "m-3"))
+          expect(legacy).toMatchObject({ kind: "message", role: "user" })
+          if (form === "part") expect(legacy.parts[0]).toMatchObject({ kind: "data", metadata: { mimeType: "application/writ-call+json" } })
+          const received = yield* readMessage(JSON.stringify(legacy), "0.3")
+          expect(received.role).toBe("ROLE_USER")
+          const task = yield* handleMessage(received)
+          const v03 = yield* readJson(V03Task, JSON.stringify(taskToV03(task)), "task")
+          expect(v03.status.state).toBe("completed")
+          // Read back as 1.0, the task verifies as the one the server built.
+          const back = taskFromV03(v03)
+          expect(back).toEqual(task)
+          expect((yield* verifyTask(call, back)).tally.value.st).toBe("ok")
+        }
+        // A 1.0 message is not a 0.3 one, nor the reverse.
+        expect(yield* reasonOf(readMessage(JSON.stringify(callMessage(call, "part", "m")), "0.3"))).toBe("malformed")
+        expect(yield* reasonOf(readMessage(JSON.stringify(messageToV03(callMessage(call, "part", "m")))))).toBe("malformed")
+        // A 1.0 part holds exactly one content; a 0.3 file exactly one of uri and bytes.
+        expect(yield* reasonOf(readMessage('{"messageId":"x","role":"ROLE_USER","parts":[{"text":"a","data":{}}]}'))).toBe("malformed")
+        expect(yield* reasonOf(readMessage('{"kind":"message","messageId":"x","role":"user","parts":[{"kind":"file","file":{}}]}', "0.3"))).toBe("malformed")
+        expect(partFromV03({ kind: "file", file: { uri: "https://x/y", mimeType: "text/plain", name: "y" } })).toEqual({ url: "https://x/y", mediaType: "text/plain", filename: "y" })
+        expect(partToV03({ data: [1], mediaType: "application/json" })).toEqual({ kind: "data", data: { value: [1] }, metadata: { mimeType: "application/json" } })
       })
     ))
 

@@ -3,7 +3,8 @@
 // and the project's own conformance/vectors. Every object of an accepted vector is accepted by its
 // schema, and by its Effect Schema; a `verify_writ` vector refused for a rule a JSON Schema states
 // (shape, bound values, `crit`, version, type: everything but a key's point, the signature and the
-// size) is refused by the schema too. The writs issue 12 names are refused outright.
+// size) is refused by the schema too. The malformed writs below (no act, a
+// mistyped bound, ...) are refused outright.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -83,7 +84,7 @@ for (const [name, dir] of corpora) {
   })
 }
 
-describe("the malformed writs of issue 12", () => {
+describe("malformed writs the JSON Schema refuses outright", () => {
   const valid = readVectors(corpusDir).find((v) => v.op === "verify_writ" && v.expect === "accept")!.input.writ as JsonObject
   const bnd = valid.bnd as JsonObject
   const cases: ReadonlyArray<readonly [string, JsonObject, string]> = [

@@ -1,4 +1,4 @@
-// Issue 11 item 5: audit growth is bounded on the call path. What an unauthenticated request can
+// Audit growth is bounded on the call path. What an unauthenticated request can
 // make the executor store is bounded: unverified fields are cut to a prefix and a hash, and the
 // audit rows for refusals of requests that did not authenticate are limited per peer (section 9.3,
 // as revoke intake is), the refusals past the limit counted in one summary row.
@@ -64,6 +64,52 @@ for (const kind of kinds) {
           [AUDIT_SUPPRESSED, null, "12 refusals not recorded one by one"]
         ])
         expect(rows.length).toBe(8)
+      }).pipe(Effect.withClock(clock.clock))
+    })
+
+    it.scoped("refusals of chains rooted at keys the executor does not accept are on the allowance; a rooted client is served and audited beside them", () => {
+      const clock = settable()
+      return Effect.gen(function*() {
+        const d = yield* openDurable(kind)
+        const ex = yield* rig(d.context(), {
+          executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service,
+          refusalAudit: { burst: 3, perSecond: 1 }
+        })
+        const read = Effect.provide(Effect.flatMap(AuditLog, (l) => l.read), d.context())
+        // The attacker makes its own root key Z, as anyone can: every call is well signed and
+        // answered with a signed `root_not_accepted` tally (section 7 step 5), one each.
+        const Z = key(9)
+        const z1 = writ(Z, B, { act: act("travel") })
+        const z2 = writ(B, E, { act: act("travel") }, z1)
+        for (let i = 0; i < 20; i++) {
+          const answer = yield* ex.call(call(B, [z1, z2], "travel/x"))
+          expect(answer._tag).toBe("tally")
+          if (answer._tag === "tally") expect(answer.tally.err).toEqual({ code: "root_not_accepted" })
+        }
+        // Expired under a self-made root (step 4, before step 5 could refuse it): the same allowance.
+        const old = writ(Z, B, { act: act("travel") }, null, T0 - 10)
+        const expired = yield* ex.call(call(B, [old, writ(B, E, { act: act("travel") }, old, T0 - 10)], "travel/x"))
+        expect(expired._tag === "tally" ? expired.tally.err : expired).toEqual({ code: "expired" })
+        expect((yield* read).length).toBe(3)
+        // The well-formed client beside it: admitted, run, and audited, every time.
+        const [w1, w2] = chain()
+        for (let i = 0; i < 3; i++) {
+          const answer = yield* ex.call(call(B, [w1, w2], "travel/x"))
+          expect(answer._tag === "tally" ? answer.tally.st : answer._tag).toBe("ok")
+        }
+        // A refusal under an accepted root is the executor's business and always audited.
+        const wrong = writ(A, B, { act: act("travel") })
+        yield* ex.call(call(B, [wrong, writ(B, key(4), { act: act("travel") }, wrong)], "travel/x"))
+        const rows = yield* read
+        expect(rows.length).toBe(7)
+        expect(rows.filter((r) => r.reason === "root_not_accepted").length).toBe(3)
+        expect(rows.filter((r) => r.reason === "wrong_executor").length).toBe(1)
+        // Once the allowance refills, one row stands for the 18 refusals not recorded.
+        clock.set(T0 + 60)
+        yield* ex.call(call(B, [z1, z2], "travel/x"))
+        expect((yield* read).filter((r) => r.outcome === "suppressed").map((r) => r.unparsed)).toEqual([
+          "18 refusals not recorded one by one"
+        ])
       }).pipe(Effect.withClock(clock.clock))
     })
   })

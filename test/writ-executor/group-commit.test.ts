@@ -1,4 +1,4 @@
-// The executor over group commit (issue 13 item 3): a batch whose COMMIT fails fails every call and
+// The executor over group commit: a batch whose COMMIT fails fails every call and
 // revoke in it with section 9's rule, and leaves no in-memory state claiming otherwise. One batch
 // is held open by a step of the test, a call and a revoke covering its chain queue behind it (the
 // call first: accepted inside the batch, then told to stop by the revoke), and a last step makes

@@ -1,4 +1,4 @@
-// Issue 12 item 5: accepted work has an owner, the executor's scope. A caller that goes away (a
+// Accepted work has an owner, the executor's scope. A caller that goes away (a
 // dropped connection) does not end accepted work; closing the executor awaits it, and work still
 // running when the grace period ends is interrupted and resolved by recovery (section 9).
 import { describe, expect, it } from "@effect/vitest"

@@ -1,4 +1,4 @@
-// Replays answered from the lookup (issue 13 item 3, src/writ/executor/replays.ts): the exact bytes
+// Replays answered from the lookup (src/writ/executor/replays.ts): the exact bytes
 // of a call already verified and answered final are answered from the table, with no cryptography,
 // but only as full processing would answer them. Section 7 checks expiry (step 4), root acceptance
 // (5), revocation (7) and the peer binding (8, section 7.6) before replay (9), so each of those,

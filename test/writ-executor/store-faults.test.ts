@@ -1,4 +1,4 @@
-// Issue 11 item 1, the executor's side: a store write that fails at COMMIT, whether the store
+// A store write that fails at COMMIT, whether the store
 // reports it as a StoreError or (as a SQL library running COMMIT can) dies with a defect, is handled
 // as section 9 says. A revoke that cannot be persisted is answered with an unsigned error carrying
 // the executor's code and honored for as long as the process runs; a call whose steps 9 and 10

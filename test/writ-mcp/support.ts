@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Effect, Fiber, Layer, type Scope } from "effect"
+import { Clock, type Duration, Effect, Fiber, Layer, type Scope } from "effect"
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -63,6 +63,7 @@ export interface SessionOptions {
   readonly env?: Record<string, string>
   readonly pins?: PinFile
   readonly closed?: boolean
+  readonly keepAlive?: Duration.DurationInput
 }
 
 /** The SDK Client -> the proxy (in this process) -> the fixture server (a child). Closing the scope
@@ -78,6 +79,7 @@ export const session = (o: SessionOptions): Effect.Effect<Session, never, Scope.
       grant: o.grant,
       ...(o.pins === undefined ? {} : { pins: o.pins }),
       ...(o.closed === undefined ? {} : { closed: o.closed }),
+      ...(o.keepAlive === undefined ? {} : { keepAlive: o.keepAlive }),
       shutdownGrace: "20 seconds"
     }).pipe(
       Effect.scoped,

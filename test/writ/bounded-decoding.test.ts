@@ -1,4 +1,4 @@
-// Issue 11 item 2: every encoded field is bounded by what its type allows before anything is
+// Every encoded field is bounded by what its type allows before anything is
 // decoded. A did:key of 50,000 base58 characters in a call's `from`, a revoke's `iss` or a writ's
 // `iss` is refused `bad_key` (sections 1.3, 11) without the did:key decoder ever being reached:
 // the verification cache counts every key it decodes, and it counts none.
@@ -30,7 +30,7 @@ const refusal = <A, E extends { reason: string; path?: string }>(check: Effect.E
     return { reason: e.reason, path: e.path, keysDecoded: (yield* cache.stats).keysJudged }
   })
 
-describe("a did:key far longer than any key (issue 11 item 2)", () => {
+describe("a did:key far longer than any key", () => {
   it("is 50,000 base58 characters after did:key:z", () => expect(longKey.length - "did:key:z".length).toBe(50_000))
 
   it.effect("in a call's from: bad_key at from, nothing decoded (section 7 step 1)", () =>

@@ -1,4 +1,4 @@
-// Issue 13 item 1: a chain as received is verified once and then held by the VerificationCache
+// A chain as received is verified once and then held by the VerificationCache
 // under a hash of its exact bytes. A hit may only repeat an acceptance of the very same bytes: any
 // changed byte misses and is refused exactly as a verifier without the cache refuses it, with the
 // same reason and path. The held chains stay within the cache's byte bound, and what the bound
@@ -34,7 +34,7 @@ const counting = (maxBytes: number): { readonly cache: VerificationCacheShape; r
   return {
     cache: {
       ...inner,
-      // The verifier reads held chains through the plain form (issue 13 item 1): count there.
+      // The verifier reads held chains through the plain form: count there.
       sync: {
         ...inner.sync,
         verified: (k) => {
@@ -60,7 +60,7 @@ const outcome = (bytes: Uint8Array, cache: VerificationCacheShape | undefined): 
 
 const bytesOf = (s: string) => Buffer.from(s, "utf8")
 
-describe("a chain as received, held by the VerificationCache (issue 13 item 1)", () => {
+describe("a chain as received, held by the VerificationCache", () => {
   const chain = chainOf(3, "held/a")
   const first = bytesOf(callText(chain, "held/a/call0"))
   const chainStart = first.indexOf('"chain":') + '"chain":'.length

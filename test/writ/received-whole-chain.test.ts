@@ -1,4 +1,4 @@
-// Issue 13 item 1: `verifyChain` takes a chain received whole (the bytes of its JSON array, as a
+// `verifyChain` takes a chain received whole (the bytes of its JSON array, as a
 // chain file or a token carries it) and checks every writ off that one strict reading, as the
 // executor checks a call's chain. It answers exactly as verifying the strictly read value does:
 // the same acceptance, the same reason at the same path; a reading error (section 1.1) is its own

@@ -1,4 +1,4 @@
-// Issue 11 item 7, section 12 ("Time"): a root whose `exp` is more than 24 hours ahead is refused
+// Section 12 ("Time"): a root whose `exp` is more than 24 hours ahead is refused
 // with reason `expired` by default, by the verifier (section 7 step 4 as `verify_call` runs it) and
 // by the executor; the limit is configurable (RootLifetime) and can be lifted.
 import { describe, expect, it } from "@effect/vitest"
@@ -16,7 +16,7 @@ const verifyAt = (now: number) => Effect.map(verifyCall(w.call.call.json, { now 
 const reason = <A>(e: Effect.Effect<A, { reason: string; path?: string }>) =>
   Effect.match(e, { onFailure: (f) => `${f.reason} at ${f.path}`, onSuccess: () => "accepted" })
 
-describe("section 12: a root more than 24 hours ahead (issue 11 item 7)", () => {
+describe("section 12: a root more than 24 hours ahead", () => {
   it("is 24 hours by default", () => expect(DEFAULT_ROOT_LIFETIME_SECONDS).toBe(DAY))
 
   it.effect("the verifier refuses it with expired at the root's exp, and accepts a root exactly 24 hours ahead", () =>

@@ -1,4 +1,4 @@
-// Issue 12 item 7: the public verification entry points are spans a tracer sees, with the call's
+// The public verification entry points are spans a tracer sees, with the call's
 // and the leaf writ's identities as attributes, and verifyCall's log lines annotated with them.
 import { NodeSdk } from "@effect/opentelemetry"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -8,7 +8,7 @@ import { verifyCall } from "../../src/writ/call.js"
 import { verifyChain } from "../../src/writ/chain.js"
 import { world } from "./fixtures.js"
 
-describe("spans on the Writ entry points (issue 12 item 7)", () => {
+describe("spans on the Writ entry points", () => {
   it.live("verifyCall and verifyChain are spans, with the call and leaf as attributes", () => {
     const w = world()
     const exporter = new InMemorySpanExporter()

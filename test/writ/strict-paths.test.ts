@@ -1,4 +1,4 @@
-// Issue 11 item 8: strict reading (section 1.1) on every path. A repeated member or a lone
+// Strict reading (section 1.1) on every path. A repeated member or a lone
 // surrogate inside an object embedded in an ack body, a chain or a tally is `noncanonical` for the
 // object that holds it, on the ack-checking path (section 9.4 steps 2 to 5) and in the conformance
 // runner, never a semantic reason found later. The bodies below are built so that a lenient reader
@@ -41,7 +41,7 @@ const check = (over: { ack?: JsonObject; body: Received | { value: Json }; chain
     tally: over.tally ?? tally.json
   })
 
-describe("the ack-checking path reads every embedded object strictly (section 9.4, issue 11 item 8)", () => {
+describe("the ack-checking path reads every embedded object strictly (section 9.4)", () => {
   it.effect("a well-formed body, as received, is accounted for", () =>
     Effect.gen(function* () {
       expect(yield* outcome(check({ body: new Received(JSON.stringify(plain.body)) }))).toBe("accepted accounted")
@@ -77,7 +77,7 @@ describe("the ack-checking path reads every embedded object strictly (section 9.
     }))
 })
 
-describe("the conformance runner reads an embedded body strictly (section 14, issue 11 item 8)", () => {
+describe("the conformance runner reads an embedded body strictly (section 14)", () => {
   const vector = (res: string) =>
     `{"name":"strict body","op":"check_ack","expect":"reject","reason":"noncanonical","input":{` +
     `"revoke":${JSON.stringify(revoke.revoke.json)},"ack":${JSON.stringify(plain.ack.json)},"res":${res},` +

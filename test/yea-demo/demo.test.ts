@@ -1,4 +1,4 @@
-// Issue 7, "Done when": `mandate yea demo` passes end to end on all three transports (run as a user
+// `mandate yea demo` passes end to end on all three transports (run as a user
 // would, as a child process), and a test drives the same flow in-process over TCP and the HTTP
 // bridge, where a failed check names itself.
 import { describe, expect, it } from "@effect/vitest"

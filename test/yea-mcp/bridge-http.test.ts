@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import { serveHttp } from "../../src/bind/mcp/serve.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { decodeConsentCode, issueConsentGrant } from "../../src/yea/consent.js"
-import { shopService } from "../../src/yea/examples/index.js"
+import { shopService } from "../../src/examples/shop.js"
 import { runCli } from "../support/cli.js"
 import { bridgeOver, grantOf, principalKey, principalSeed, text } from "./inproc-bridge.js"
 

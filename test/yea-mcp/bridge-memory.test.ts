@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { fileBridgeMemory } from "../../src/bind/mcp/bridge-memory.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { decodeConsentCode, issueConsentGrant } from "../../src/yea/consent.js"
-import { shopService } from "../../src/yea/examples/index.js"
+import { shopService } from "../../src/examples/shop.js"
 import { bridgeOver, grantOf, principalKey, principalSeed, runtimeOf, text } from "./inproc-bridge.js"
 
 const principal = Layer.merge(Signer.fromSeed(principalSeed), RandomBytes.live)

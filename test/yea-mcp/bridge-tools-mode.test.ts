@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { bridgeTools } from "../../src/bind/mcp/bridge-tools.js"
 import { describeService } from "../../src/bind/mcp/bridge-service.js"
-import { shopService } from "../../src/yea/examples/index.js"
+import { shopService } from "../../src/examples/shop.js"
 import { ask, intent, plans, type ServiceSpec } from "../../src/yea/service/define.js"
 import { bridgeOver, grantOf, principalKey, text } from "./inproc-bridge.js"
 

@@ -11,14 +11,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { decodeConsentCode, issueConsentGrant } from "../../src/yea/consent.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { repoRoot } from "../support/shared.js"
 import { startNotes } from "../yea-openapi/rest-server.js"
-import { principalKey, principalSeed, policy, text } from "./harness.js"
+import { keyFileOf, principalKey, principalSeed, policy, text } from "./harness.js"
 import { cliEntry } from "../support/cli.js"
 
 const agentSeed = new Uint8Array(32).fill(2)
@@ -64,7 +63,7 @@ const bridge = (url: string, o: { readonly approveHere?: boolean; readonly form?
           return { action: "accept", content: plan === undefined ? { confirm } : { plan, confirm } }
         })
       }
-      const args = [...cliEntry, "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant, ...(o.approveHere ? ["--approve-here", encodeBase64url(principalSeed)] : [])]
+      const args = [...cliEntry, "yea", "mcp", url, "--agent-key", keyFileOf(agentSeed), "--grant", grant, ...(o.approveHere ? ["--approve-here", keyFileOf(principalSeed)] : [])]
       await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe", env: bridgeEnv() }))
       return client
     }),
@@ -167,7 +166,7 @@ describe("the bridge in front of the OpenAPI adapter", () => {
         const c = yield* Effect.acquireRelease(
           Effect.promise(async () => {
             const client = new Client({ name: "test", version: "1" })
-            const args = [...cliEntry, "yea", "mcp", api.url, "--agent-seed", encodeBase64url(agentSeed), "--grant", notesGrant]
+            const args = [...cliEntry, "yea", "mcp", api.url, "--agent-key", keyFileOf(agentSeed), "--grant", notesGrant]
             await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: repoRoot, stderr: "pipe", env: bridgeEnv() }))
             return client
           }),

@@ -8,10 +8,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { approveJobCode } from "../../src/yea/approval/index.js"
 import { fixedClock } from "../../src/yea/conformance.js"
@@ -27,6 +26,14 @@ export const serverSeed = new Uint8Array(32).fill(5)
 export const principalKey = keyFromSeed(principalSeed)
 export const serverKey = keyFromSeed(serverSeed)
 export const TOKEN = "t".repeat(40)
+
+/** A key file holding `seed`, as `mandate keygen` writes one (64 hex digits, mode 0600): the CLI
+ * takes keys as files, never as seeds on its command line. */
+export const keyFileOf = (seed: Uint8Array): string => {
+  const path = join(mkdtempSync(join(tmpdir(), "yea-mcp-key-")), "seed.key")
+  writeFileSync(path, Buffer.from(seed).toString("hex") + "\n", { mode: 0o600 })
+  return path
+}
 
 /** The person's signed policy: reschedule, refund (up to 25.00 USD each) and archive run on their own. */
 export const policy: string = Effect.runSync(
@@ -64,8 +71,8 @@ const cliArgs = (o: StartOptions, db: string) => [
   ...cliEntry,
   "yea",
   "mcp-example",
-  "--server-seed",
-  encodeBase64url(serverSeed),
+  "--server-key",
+  keyFileOf(serverSeed),
   ...(o.store === undefined ? ["--sqlite", db] : ["--store", o.store]),
   ...(o.principal === null ? [] : ["--principal", o.principal ?? principalKey]),
   ...(o.policy === null ? [] : ["--policy", o.policy ?? policy]),

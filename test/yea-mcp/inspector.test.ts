@@ -9,12 +9,11 @@ import { createRequire } from "node:module"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { repoRoot } from "../support/shared.js"
-import { principalKey, principalSeed } from "./harness.js"
+import { keyFileOf, principalKey, principalSeed } from "./harness.js"
 import { cliEntry } from "../support/cli.js"
 
 const inspector = (() => {
@@ -63,7 +62,7 @@ const shop = Effect.acquireRelease(
 const inspect = (url: string, method: ReadonlyArray<string>) =>
   Effect.promise(async () => {
     // inspector-cli's form: the server's command as its target, the server's own arguments after `--`.
-    const bridge = [...cliEntry, "yea", "mcp", url, "--agent-seed", encodeBase64url(agentSeed), "--grant", grant]
+    const bridge = [...cliEntry, "yea", "mcp", url, "--agent-key", keyFileOf(agentSeed), "--grant", grant]
     // It looks for its own package.json with existsSync("../package.json") against the working
     // directory, then imports that path against its module: run it one folder below a package.json.
     const r = await run(process.execPath, [inspector as string, process.execPath, ...method, "--", ...bridge], undefined, join(repoRoot, "test"))

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { readPinnedKey } from "../../src/bind/mcp/pinned-key.js"
 import { effectiveTightening, readPolicyFile } from "../../src/bind/mcp/policy-file.js"
-import { shopService } from "../../src/yea/examples/index.js"
+import { shopService } from "../../src/examples/shop.js"
 import { bridgeOver, grantOf, principalKey, text } from "./inproc-bridge.js"
 
 const temp = () => {

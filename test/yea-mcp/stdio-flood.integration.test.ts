@@ -7,17 +7,16 @@ import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { encodeBase64url } from "../../src/kernel/base64url.js"
 import { cliEntry } from "../support/cli.js"
 import { repoRoot } from "../support/shared.js"
-import { serverSeed } from "./harness.js"
+import { keyFileOf, serverSeed } from "./harness.js"
 
 describe("mcp-example on stdio under a 20 MB line", () => {
   it.live("answers with -32600, says so on stderr, and answers the next request", () =>
     Effect.acquireUseRelease(
       Effect.sync(() => {
         const home = mkdtempSync(join(tmpdir(), "yea-flood-home-"))
-        return spawn(process.execPath, [...cliEntry, "yea", "mcp-example", "--server-seed", encodeBase64url(serverSeed)], { cwd: repoRoot, env: { ...process.env, HOME: home, MANDATE_HOME: join(home, ".mandate") }, stdio: ["pipe", "pipe", "pipe"] })
+        return spawn(process.execPath, [...cliEntry, "yea", "mcp-example", "--server-key", keyFileOf(serverSeed)], { cwd: repoRoot, env: { ...process.env, HOME: home, MANDATE_HOME: join(home, ".mandate") }, stdio: ["pipe", "pipe", "pipe"] })
       }),
       (child) =>
         Effect.promise(

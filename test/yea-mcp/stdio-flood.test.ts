@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PassThrough } from "node:stream"
 import { BoundedStdioTransport } from "../../src/bind/mcp/stdio.js"
-import { shopService } from "../../src/yea/examples/index.js"
+import { shopService } from "../../src/examples/shop.js"
 import { bridgeOver, grantOf, principalKey } from "./inproc-bridge.js"
 
 const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }

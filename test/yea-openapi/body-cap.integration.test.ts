@@ -1,12 +1,12 @@
 // The OpenAPI adapter's upstream calls read a response body as it arrives and stop at the bound
-// (src/bind/openapi-http.ts): a loopback API that streams far more than the bound gets the
+// (src/bind/yea-openapi/upstream.ts): a loopback API that streams far more than the bound gets the
 // connection closed soon after the bound, the call is `unavailable` naming the size, and the next
 // call is answered as before.
 import { Effect, Either } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
-import { upstreamLayer } from "../../src/bind/openapi-http.js"
+import { upstreamLayer } from "../../src/bind/yea-openapi/index.js"
 import { Upstream } from "../../src/yea/openapi/index.js"
 import { FLOOD_TOTAL, type FloodCount, replyFlood } from "../support/reply-flood.js"
 

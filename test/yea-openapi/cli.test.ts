@@ -4,6 +4,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { connect } from "../../src/bind/yea-connect/index.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
@@ -17,12 +19,19 @@ import { cliEntry } from "../support/cli.js"
 const principalSeed = new Uint8Array(32).fill(1)
 const agentSeed = new Uint8Array(32).fill(2)
 
+/** The upstream credential, in a header file (mode 0600) rather than on the command line. */
+const headerFile = (): string => {
+  const path = join(mkdtempSync(join(tmpdir(), "yea-openapi-headers-")), "headers")
+  writeFileSync(path, "# the notes API's token\nAuthorization: Bearer secret-token\n", { mode: 0o600 })
+  return path
+}
+
 const serve = (base: string) =>
   Effect.acquireRelease(
     Effect.promise(
       () =>
         new Promise<{ url: string; kill: () => void }>((resolve, reject) => {
-          const args = [...cliEntry, "yea", "openapi", join(import.meta.dirname, "fixtures", "notes.json"), "--base", base, "--port", "0", "--id", "notes.example", "--trust", keyFromSeed(principalSeed), "--header", "authorization: Bearer secret-token"]
+          const args = [...cliEntry, "yea", "openapi", join(import.meta.dirname, "fixtures", "notes.json"), "--base", base, "--port", "0", "--id", "notes.example", "--trust", keyFromSeed(principalSeed), "--header-file", headerFile(), "--header", "x-client: mandate"]
           const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] })
           let err = ""
           const timer = setTimeout(() => reject(new Error(`did not start: ${err}`)), 60_000)
@@ -56,6 +65,9 @@ describe("mandate yea openapi", () => {
         const proposal = (p as { proposals: ReadonlyArray<{ id: string; hash: string }> }).proposals[0]
         expect((yield* client.commit(proposal)).kind).toBe("RECEIPT")
         expect(rest.requests.filter((r) => r.startsWith("POST")).length).toBe(1)
+        // Every upstream call carried the credential of the header file.
+        expect(rest.authorizations.length).toBeGreaterThan(0)
+        expect(new Set(rest.authorizations)).toEqual(new Set(["Bearer secret-token"]))
       })
     ), { timeout: 120_000 })
 })

@@ -1,5 +1,6 @@
 // A small REST server for the OpenAPI adapter's tests (fixtures/notes.json), on 127.0.0.1 only. It
-// records every request it serves, so a test can see that a proposal sent nothing upstream.
+// records every request it serves, so a test can see that a proposal sent nothing upstream, and
+// the authorization header each came with.
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -12,6 +13,7 @@ export interface Note {
 export const startNotes = async () => {
   const notes = new Map<number, Note>([[1, { id: 1, text: "buy milk", tag: "home" }]])
   const requests: Array<string> = []
+  const authorizations: Array<string | undefined> = []
   let next = 2
   const server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
@@ -19,6 +21,7 @@ export const startNotes = async () => {
     req.on("end", () => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1")
       requests.push(`${req.method} ${url.pathname}${url.search}`)
+      authorizations.push(req.headers.authorization)
       const json = (status: number, body: unknown) => {
         res.writeHead(status, { "content-type": "application/json" })
         res.end(body === undefined ? "" : JSON.stringify(body))
@@ -44,5 +47,5 @@ export const startNotes = async () => {
   })
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
   const port = (server.address() as AddressInfo).port
-  return { base: `http://127.0.0.1:${port}/api`, notes, requests, close: () => new Promise<void>((r) => server.close(() => r())) }
+  return { base: `http://127.0.0.1:${port}/api`, notes, requests, authorizations, close: () => new Promise<void>((r) => server.close(() => r())) }
 }

@@ -1,4 +1,4 @@
-// Security regressions (issue 7, item 9): one test per finding of the security review in
+// Security regressions: one test per finding of the security review in
 // ../shared/reference/yea/design.md ("Security review"), named after it, and one for the advisory it
 // mentions (GHSA-8mvj-4xpr-rmqw). Each test shows the attack refused here, with its §7 code.
 import { describe, expect, it } from "@effect/vitest"
@@ -13,8 +13,8 @@ import { Signer } from "../../src/kernel/services.js"
 import { makeMemoryJournal } from "../../src/store/memory/atomic.js"
 import { makeJournaledMap } from "../../src/store/memory/yea-map.js"
 import { consentRequestFor } from "../../src/yea/consent.js"
-import { CALENDAR_ID } from "../../src/yea/examples/calendar.js"
-import { SHOP_ID, shopService } from "../../src/yea/examples/shop.js"
+import { CALENDAR_ID } from "../../src/examples/calendar.js"
+import { SHOP_ID, shopService } from "../../src/examples/shop.js"
 import type { FinalReply } from "../../src/yea/frame.js"
 import { decodeGrant, issueRootGrant } from "../../src/yea/grant.js"
 import { makeLineReader } from "../../src/yea/ndjson.js"

@@ -1,4 +1,4 @@
-// Issue 7, "Done when": 200 concurrent COMMITs against one `total` never exceed it, and an auto
+// 200 concurrent COMMITs against one `total` never exceed it, and an auto
 // frame replayed 1,000 times commits once, on SQLite and on PostgreSQL (and in memory).
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
@@ -16,7 +16,7 @@ import * as SqliteYea from "../../src/store/sqlite/yea.js"
 import { Reservations } from "../../src/accounting/reservations.js"
 import type { StoreError } from "../../src/accounting/store-error.js"
 import type { StateContext } from "../../src/yea/service/env.js"
-import { CALENDAR_ID } from "../../src/yea/examples/calendar.js"
+import { CALENDAR_ID } from "../../src/examples/calendar.js"
 import { signProof } from "../../src/yea/proof.js"
 import { AGENT, issue } from "../yea/_helpers.js"
 import { pgReachable, uniqueSchema } from "../accounting/pg.js"

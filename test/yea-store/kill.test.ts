@@ -1,4 +1,4 @@
-// Issue 7, Build item 2: the service is killed with SIGKILL between COMMIT and receipt (as soon as
+// The service is killed with SIGKILL between COMMIT and receipt (as soon as
 // the commit's EVENT arrives, before or just after the receipt is written), restarted on the same
 // SQLite file, and the COMMIT replayed: every answer is the original receipt (`replay: true`) or
 // the refusal of an interrupted commit (`conflict`), never a fresh receipt, so never two effects.

@@ -1,4 +1,4 @@
-// Issue 13: YEA keys (SPEC §6.1) judged once per key through the VerificationCache (a proof key and
+// YEA keys (SPEC §6.1) judged once per key through the VerificationCache (a proof key and
 // a principal recur on every request, and decoding a point costs more than the signature check),
 // with the same refusals as without it: a key that is not a usable point is `unauthorized`
 // wherever it stands, the first time and every time after.

@@ -25,6 +25,8 @@ import { bridgeTools, oneLine, type BridgeTool, type ToolsMode } from "./bridge-
 import { effectiveTightening } from "./policy-file.js"
 import { memoryBridgeMemory, type BridgeMemory } from "./bridge-memory.js"
 import { errorResult, textResult } from "./render.js"
+import type { Extra } from "./context.js"
+import { FORM_TIMEOUT_MS, whileAsking } from "./keep-alive.js"
 
 export interface BridgeService {
   readonly client: YeaClientShape
@@ -53,7 +55,7 @@ const CONSENT_LINE = "Ask the user to run `mandate yea approve <code>` where the
 const lens = (reply: unknown) => lensReplyHardened(reply).split("\n")
 /** A reply as a tool result: an ERROR is `isError`; everything else is Lens text with the frame as data. */
 const asResult = (reply: FinalReply): CallToolResult =>
-  reply.kind === "ERROR" ? errorResult(lens(reply), { reply }) : textResult(lens(reply), { reply: reply as unknown as Record<string, unknown> })
+  reply.kind === "ERROR" ? errorResult(lens(reply), { reply }) : textResult(lens(reply), { reply })
 
 /** Params hashed as JSON with sorted keys (not canonical: a service's `number` may be a float). */
 const paramsKey = (tool: string, params: Record<string, unknown>) => {
@@ -97,7 +99,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     proposals.flatMap((p) => {
       if (principal === undefined) return []
       const consent = { proposal: p.id, hash: p.hash, service: s.id, capability: p.capability, principal, summary: p.summary, expires: p.expires }
-      const code = encodeConsentCode({ consent, detail: p as unknown as Record<string, unknown>, agent: options.agent })
+      const code = encodeConsentCode({ consent, detail: p, agent: options.agent })
       return Either.isRight(code) ? [{ proposal: p.id, hash: p.hash, code: code.right }] : []
     })
 
@@ -106,12 +108,12 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
     const codes = codesFor(s, proposals.filter((p) => !deny.includes(p.capability)))
     return textResult(
       ["Nothing ran: the service needs the person's approval (or commit one within your grant by calling again with proposal).", ...lens({ kind: "PROPOSALS", proposals }), ...codes.map((c) => `[${c.proposal}] approval code: ${c.code}`), CONSENT_LINE],
-      { proposals: proposals as unknown as Array<unknown>, codes, tool: t.tool }
+      { proposals: [...proposals], codes, tool: t.tool }
     )
   }
 
   /** --approve-here: the typed phrase in the client, then a consent signed by the local principal. */
-  const approveHere = (server: Server, t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string, deny: ReadonlyArray<string>) =>
+  const approveHere = (server: Server, t: BridgeTool, s: BridgeService, proposals: ReadonlyArray<Proposal>, key: string, deny: ReadonlyArray<string>, extra?: Extra) =>
     Effect.gen(function* () {
       const signer = options.principal!
       const plans = proposals.map(asPlan)
@@ -122,7 +124,8 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
         // The state is sealed, opened, checked and its nonce consumed once per round, as mcp-ts does.
         const ih = key.split("\u0000")[1]
         const sealed = yield* codec.mint({ yea: yield* newState({ tool: t.tool, inputHash: ih, sub: "", plans: form.offered, round }) }, t.tool)
-        const answer = yield* Effect.promise(() => server.elicitInput({ mode: "form", message: form.message, requestedSchema: form.requestedSchema as never }).catch(() => undefined))
+        const answer = yield* whileAsking(extra, Effect.promise(() =>
+          server.elicitInput({ mode: "form", message: form.message, requestedSchema: form.requestedSchema as never }, { timeout: FORM_TIMEOUT_MS }).catch(() => undefined)))
         const state = yield* checkState(((yield* codec.open(sealed, t.tool)) as { yea?: unknown }).yea, { tool: t.tool, inputHash: ih, sub: "", now: yield* unixSeconds })
         if (!(yield* store.consumeOnce(state.nonce, state.exp))) return Option.some(errorResult(["✗ refused: this approval was already used; nothing ran"]))
         const verdict = yield* Effect.either(judgeAnswer(state, answer as never, plans, { deny, outOfBand: "high" }, {}))
@@ -152,7 +155,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       return { deny }
     })
 
-  const intent = (server: Server, t: BridgeTool, s: BridgeService, params: Record<string, unknown>, extras: { readonly goal?: unknown; readonly preview?: unknown; readonly proposal?: unknown }) =>
+  const intent = (server: Server, t: BridgeTool, s: BridgeService, params: Record<string, unknown>, extras: { readonly goal?: unknown; readonly preview?: unknown; readonly proposal?: unknown }, extra?: Extra) =>
     Effect.gen(function* () {
       const { goal, preview, proposal } = extras
       const check = yield* denied(t, s)
@@ -189,7 +192,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       const mine = reply.proposals.filter((p) => p.capability === t.name)
       yield* memory.setPending(key, { service: s.id, proposals: mine })
       if (options.principal !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined) {
-        const done = yield* approveHere(server, t, s, mine, key, deny)
+        const done = yield* approveHere(server, t, s, mine, key, deny, extra)
         if (Option.isSome(done)) {
           yield* memory.deletePending(key)
           return done.value
@@ -242,7 +245,7 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
       ]
     }))
 
-    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const args = (req.params.arguments ?? {}) as Record<string, unknown>
       const run = (eff: Effect.Effect<CallToolResult, unknown, RandomBytes>) =>
         runPromise(eff.pipe(Effect.catchAll((e) => Effect.succeed(errorResult([`✗ ${typeof e === "object" && e !== null && "reason" in e ? String((e as { reason: unknown }).reason) : "error"}: ${e instanceof Error ? e.message : String((e as { message?: unknown })?.message ?? e)}`])))))
@@ -269,9 +272,9 @@ export const makeBridge = Effect.fn("yea.mcp.bridge")(function* (services: Reado
         params = p as Record<string, unknown>
       }
       if (one.kind === "ask") return run(Effect.flatMap(denied(one, s), (check) => ("refused" in check ? Effect.succeed(check.refused) : Effect.map(s.client.ask(one.name, params), asResult))))
-      if (t.generic !== undefined) return run(intent(server, one, s, params, { goal: args.goal, preview: args.preview, proposal: args.proposal }))
+      if (t.generic !== undefined) return run(intent(server, one, s, params, { goal: args.goal, preview: args.preview, proposal: args.proposal }, extra))
       const { goal, preview, proposal, ...own } = args
-      return run(intent(server, one, s, own, { goal, preview, proposal }))
+      return run(intent(server, one, s, own, { goal, preview, proposal }, extra))
     })
     return server
   }

@@ -25,6 +25,7 @@ import type { ApprovalContext, Extra } from "./context.js"
 import { applyPlan } from "./apply.js"
 import type { JobDefinition, JobPlan } from "./job-types.js"
 import { errorResult, planListLines, plansData, safe, textResult } from "./render.js"
+import { whileAsking } from "./keep-alive.js"
 
 class PlanFailed extends Schema.TaggedError<PlanFailed>()("PlanFailed", { message: Schema.String }) {}
 
@@ -174,7 +175,7 @@ const askPerson = (
       if (form === null) return yield* failClosed(ctx, job, input, plans, why, tight.deny, phrases)
       const state = yield* newState({ tool: job.name, inputHash: ih, sub, plans: form.offered, round })
       const sealed = yield* codec.mint({ yea: state }, bind)
-      const answer = yield* Effect.tryPromise(() => elicit(form.message, form.requestedSchema as Record<string, unknown>)).pipe(Effect.option)
+      const answer = yield* whileAsking(extra, Effect.tryPromise(() => elicit(form.message, form.requestedSchema as Record<string, unknown>))).pipe(Effect.option)
       // The state comes back through the codec, as a client-carried state would (SPEC-approval §4–§5).
       const opened = yield* codec.open(sealed, bind)
       const now = yield* unixSeconds

@@ -18,6 +18,7 @@ import { runJobCall } from "./call.js"
 import type { Applied, JobDefinition, JobPlan, PlanOutcome } from "./job-types.js"
 import type { ApprovalContext, Extra } from "./context.js"
 import { errorResult, receiptLines, safe, textResult } from "./render.js"
+import { FORM_TIMEOUT_MS } from "./keep-alive.js"
 
 type Shape = Record<string, z.ZodType>
 
@@ -73,7 +74,7 @@ const splitPreview = (args: unknown): { input: Record<string, unknown>; preview:
 const callbacks = (server: McpServer) => ({
   canElicit: () => server.server.getClientCapabilities()?.elicitation?.form !== undefined,
   elicit: (message: string, requestedSchema: Record<string, unknown>) =>
-    server.server.elicitInput({ mode: "form", message, requestedSchema: requestedSchema as never }) as Promise<{ action: string; content?: Record<string, unknown> }>
+    server.server.elicitInput({ mode: "form", message, requestedSchema: requestedSchema as never }, { timeout: FORM_TIMEOUT_MS }) as Promise<{ action: string; content?: Record<string, unknown> }>
 })
 
 const jobResult = (a: Applied): CallToolResult =>
@@ -171,7 +172,7 @@ export const guard = (ctx: ApprovalContext, server: McpServer, tool: RegisteredT
   if (schema !== undefined && (shape === undefined || typeof shape !== "object")) throw new Error("guard needs a tool whose input schema is a plain object")
   const wasEnabled = tool.enabled
   tool.disable()
-  const original = tool.handler as unknown as (...a: Array<unknown>) => Promise<CallToolResult>
+  const original = tool.handler as (...a: Array<unknown>) => Promise<CallToolResult>
   const withShape = shape !== undefined ? withPreview(shape) : undefined
   ensureUndo(ctx, server, name, config.revert)
   const { canElicit, elicit } = callbacks(server)

@@ -16,12 +16,11 @@ import { type CallForm, stateOf } from "./server.js"
 
 /** A request message carrying `call` in the preferred part form or in metadata. */
 export const callMessage = (call: JsonObject, form: CallForm, messageId: string, text?: string): Message => ({
-  kind: "message",
   messageId,
-  role: "user",
+  role: "ROLE_USER",
   parts: [
-    ...(text === undefined ? [] : [{ kind: "text" as const, text }]),
-    ...(form === "part" ? [{ kind: "data" as const, data: call, metadata: { mimeType: CALL_MEDIA_TYPE } }] : [])
+    ...(text === undefined ? [] : [{ text }]),
+    ...(form === "part" ? [{ data: call, mediaType: CALL_MEDIA_TYPE }] : [])
   ],
   ...(form === "metadata" ? { metadata: { [CALL_KEY]: call } } : {})
 })
@@ -34,14 +33,15 @@ export const tallyFrom = (task: Task): Effect.Effect<{ readonly tally: JsonObjec
   Effect.gen(function*() {
     const artifacts = task.artifacts ?? []
     const last = artifacts[artifacts.length - 1]
-    const fromPart = last?.parts.find((p) => p.kind === "data" && p.metadata?.mimeType === TALLY_MEDIA_TYPE)
+    const fromPart = last?.parts.find((p) => p.data !== undefined && p.mediaType === TALLY_MEDIA_TYPE)
     const fromMeta: Json | undefined = last?.metadata?.[TALLY_KEY]
-    const tally = fromPart?.kind === "data" ? fromPart.data : fromMeta
+    const tally = fromPart?.data ?? fromMeta
     if (tally === undefined) return yield* Effect.fail(a2aError("missing_tally", "task.artifacts", "the last artifact carries no Writ tally"))
     if (!isJsonObject(tally)) return yield* Effect.fail(a2aError("malformed", "task.artifacts", "the tally is an object"))
     const before = artifacts.length >= 2 ? artifacts[artifacts.length - 2] : undefined
-    const body = before?.parts.find((p) => p.kind === "data" && (p.metadata?.mimeType === undefined || p.metadata.mimeType === RESULT_MEDIA_TYPE))
-    return { tally, res: body?.kind === "data" ? Option.some(body.data) : Option.none() }
+    const body = before?.parts.find((p) => p.data !== undefined && (p.mediaType === undefined || p.mediaType === RESULT_MEDIA_TYPE))
+    if (body !== undefined && !isJsonObject(body.data)) return yield* Effect.fail(a2aError("malformed", "task.artifacts", "the result body is an object"))
+    return { tally, res: body !== undefined && isJsonObject(body.data) ? Option.some(body.data) : Option.none() }
   })
 
 /** What a verified task authenticates. */

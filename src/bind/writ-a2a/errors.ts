@@ -1,23 +1,42 @@
 // The reasons this binding fails with, defined once: section 11's codes (a Writ check, or the
 // executor's unsigned answer at section 7 steps 1 and 2), and the binding's own, which are the
-// names docs/bindings.md gives the same failures on MCP.
+// names docs/bindings.md gives the same failures on MCP, and those of its JSON-RPC endpoint and
+// client (./rpc.ts, ./http-client.ts).
 import { Schema } from "effect"
+import { ImplementationCode, MissingCall, MissingTally, ResultMismatch } from "../../writ/binding-reason.js"
 import { WritReason } from "../../writ/reason.js"
+
+/** The binding's JSON-RPC codes (./rpc.ts, ./http-client.ts). */
+export const A2aRpcCode = Schema.Literal(
+  /** A request that is not JSON-RPC 2.0 (no `jsonrpc: "2.0"`, no method, params not an object). */
+  "mandate/a2a_bad_request",
+  /** A method the endpoint does not serve, in either version. */
+  "mandate/a2a_unknown_method",
+  /** `GetTask` or `CancelTask` without a revoke for a task this endpoint does not hold. */
+  "mandate/a2a_task_not_found",
+  /** `CancelTask` without a revoke: every task here is final once answered, so only a revoke cancels. */
+  "mandate/a2a_not_cancelable",
+  /** A peer answered with a JSON-RPC error that names no Writ reason. */
+  "mandate/a2a_rpc_error",
+  /** An Agent Card that offers no JSON-RPC interface of a version this binding speaks. */
+  "mandate/a2a_no_interface",
+  /** No answer from the peer (connection refused, timeout, not HTTP 200). */
+  "mandate/unreachable"
+)
+export type A2aRpcCode = typeof A2aRpcCode.Type
 
 export const A2aReason = Schema.Union(
   WritReason,
-  Schema.Literal(
-    /** A message carries no Writ call in either form. */
-    "missing_call",
-    /** A `CancelTask` carries no revoke. */
-    "missing_revoke",
-    /** A task carries no tally (its work does not count as done). */
-    "missing_tally",
-    /** The task and its tally disagree: the state, the status metadata, or the result body. */
-    "result_mismatch"
-  ),
-  /** An implementation code of the executor (section 11, last paragraph). */
-  Schema.TemplateLiteral("mandate/", Schema.String)
+  /** A message carries no Writ call in either form. */
+  MissingCall,
+  /** A task carries no tally (its work does not count as done). */
+  MissingTally,
+  /** The task and its tally disagree: the state, the status metadata, or the result body. */
+  ResultMismatch,
+  /** A `CancelTask` carries no revoke. */
+  Schema.Literal("missing_revoke"),
+  A2aRpcCode,
+  ImplementationCode
 )
 export type A2aReason = typeof A2aReason.Type
 

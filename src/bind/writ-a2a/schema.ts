@@ -1,7 +1,9 @@
-// The A2A shapes this binding reads and writes (docs/adoption.md section 2b; A2A 1.0 field names,
-// to be checked against the A2A version a deployment runs: docs/bindings.md says the same of the
-// reference). One Effect Schema per object; members this binding does not use are kept by the
-// transport, never by us: each Schema decodes only what it reads.
+// The A2A 1.0 shapes this binding reads and writes (docs/adoption.md section 2b; A2A 1.0, whose
+// JSON is the ProtoJSON form of its `lf.a2a.v1` messages: no `kind` discriminator, a part is one of
+// `text`/`data`/`url`/`raw` with its `mediaType` beside it, roles `ROLE_*`, states `TASK_STATE_*`).
+// A2A 0.3 is read and written by ./v03.ts, which converts to and from these. One Effect Schema per
+// object; members this binding does not use are kept by the transport, never by us: each Schema
+// decodes only what it reads.
 import { Schema } from "effect"
 import type { Json } from "../../kernel/json.js"
 
@@ -9,6 +11,8 @@ import type { Json } from "../../kernel/json.js"
 export const CALL_MEDIA_TYPE = "application/writ-call+json"
 export const TALLY_MEDIA_TYPE = "application/writ-tally+json"
 export const RESULT_MEDIA_TYPE = "application/json"
+/** The section 10 answer to a revoke, as the artifact of a canceled task. */
+export const ANSWER_MEDIA_TYPE = "application/writ+json"
 export const CALL_KEY = "io.writ/call"
 export const TALLY_KEY = "io.writ/tally"
 export const REVOKE_KEY = "io.writ/revoke"
@@ -17,55 +21,68 @@ export const ERROR_KEY = "io.writ/error"
 /** The Agent Card extension's URI (adoption.md 2b). */
 export const EXTENSION_URI = "https://writ.dev/ext/delegation/v1"
 
-const JsonValue: Schema.Schema<Json> = Schema.declare((u: unknown): u is Json => u !== undefined, { identifier: "Json" })
-const JsonRecord = Schema.Record({ key: Schema.String, value: JsonValue })
+/** Where an agent publishes its Agent Card (A2A 1.0 and 0.3). */
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
+
+/** The protocol versions this binding speaks: 1.0, and 0.3 for peers that have not moved. */
+export const A2A_VERSION = "1.0"
+export const A2A_LEGACY_VERSION = "0.3"
+export type A2aVersion = typeof A2A_VERSION | typeof A2A_LEGACY_VERSION
+
+export const JsonValue: Schema.Schema<Json> = Schema.declare((u: unknown): u is Json => u !== undefined, { identifier: "Json" })
+export const JsonRecord = Schema.Record({ key: Schema.String, value: JsonValue })
 export type JsonRecord = typeof JsonRecord.Type
 
-/** `metadata` of a part, message or artifact: any object; `mimeType` is the member we look at. */
+/** `metadata` of a part, message, artifact or request: any object. */
 export const Metadata = JsonRecord
 
-export const TextPart = Schema.Struct({
-  kind: Schema.Literal("text"),
-  text: Schema.String,
+/** A 1.0 part: exactly one of `text`, `data` (any JSON value), `url` or `raw` (base64), with its
+ * media type and file name beside it (A2A 1.0 `Part`, a `oneof content`). */
+export const Part = Schema.Struct({
+  text: Schema.optional(Schema.String),
+  data: Schema.optional(JsonValue),
+  url: Schema.optional(Schema.String),
+  raw: Schema.optional(Schema.String),
+  mediaType: Schema.optional(Schema.String),
+  filename: Schema.optional(Schema.String),
   metadata: Schema.optional(Metadata)
-})
-export const DataPart = Schema.Struct({
-  kind: Schema.Literal("data"),
-  data: JsonRecord,
-  metadata: Schema.optional(Metadata)
-})
-export type DataPart = typeof DataPart.Type
-export const FilePart = Schema.Struct({
-  kind: Schema.Literal("file"),
-  file: JsonRecord,
-  metadata: Schema.optional(Metadata)
-})
-export const Part = Schema.Union(TextPart, DataPart, FilePart)
+}).pipe(Schema.filter((p) =>
+  [p.text, p.data, p.url, p.raw].filter((c) => c !== undefined).length === 1 || "a part holds exactly one of text, data, url or raw"
+))
 export type Part = typeof Part.Type
 
-export const Role = Schema.Literal("user", "agent")
+export const Role = Schema.Literal("ROLE_USER", "ROLE_AGENT")
+export type Role = typeof Role.Type
+
+/** A list ProtoJSON leaves out when it is empty. */
+const list = <A, I>(item: Schema.Schema<A, I>) => Schema.optionalWith(Schema.Array(item), { default: () => [] })
 
 export const Message = Schema.Struct({
-  kind: Schema.Literal("message"),
   messageId: Schema.String,
   role: Role,
-  parts: Schema.Array(Part),
-  metadata: Schema.optional(Metadata),
+  parts: list(Part),
+  contextId: Schema.optional(Schema.String),
   taskId: Schema.optional(Schema.String),
-  contextId: Schema.optional(Schema.String)
+  metadata: Schema.optional(Metadata),
+  extensions: Schema.optional(Schema.Array(Schema.String)),
+  referenceTaskIds: Schema.optional(Schema.Array(Schema.String))
 })
 export type Message = typeof Message.Type
+export type MessageJson = typeof Message.Encoded
 
 export const Artifact = Schema.Struct({
   artifactId: Schema.String,
   name: Schema.optional(Schema.String),
-  parts: Schema.Array(Part),
-  metadata: Schema.optional(Metadata)
+  description: Schema.optional(Schema.String),
+  parts: list(Part),
+  metadata: Schema.optional(Metadata),
+  extensions: Schema.optional(Schema.Array(Schema.String))
 })
 export type Artifact = typeof Artifact.Type
 
 export const TaskState = Schema.Literal(
-  "submitted", "working", "input-required", "completed", "canceled", "failed", "rejected", "auth-required", "unknown"
+  "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED"
 )
 export type TaskState = typeof TaskState.Type
 
@@ -77,21 +94,43 @@ export const TaskStatus = Schema.Struct({
 export type TaskStatus = typeof TaskStatus.Type
 
 export const Task = Schema.Struct({
-  kind: Schema.Literal("task"),
   id: Schema.String,
   contextId: Schema.String,
   status: TaskStatus,
   artifacts: Schema.optional(Schema.Array(Artifact)),
+  history: Schema.optional(Schema.Array(Message)),
   metadata: Schema.optional(Metadata)
 })
 export type Task = typeof Task.Type
 
-/** `tasks/cancel` parameters: the task, and metadata carrying a revoke (adoption.md 2b). */
+/** `SendMessage` parameters (A2A 1.0 `SendMessageRequest`). */
+export const SendMessageRequest = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  message: Message,
+  configuration: Schema.optional(JsonRecord),
+  metadata: Schema.optional(Metadata)
+})
+export type SendMessageRequest = typeof SendMessageRequest.Type
+
+/** `SendMessage`'s result: a task or a message, named by its member (A2A 1.0 `SendMessageResponse`). */
+export const SendMessageResponse = Schema.Union(Schema.Struct({ task: Task }), Schema.Struct({ message: Message }))
+export type SendMessageResponse = typeof SendMessageResponse.Type
+
+/** `CancelTask` parameters: the task, and metadata carrying a revoke (adoption.md 2b). */
 export const CancelTaskParams = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
   id: Schema.String,
   metadata: Schema.optional(Metadata)
 })
 export type CancelTaskParams = typeof CancelTaskParams.Type
+
+/** `GetTask` parameters. */
+export const GetTaskParams = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  id: Schema.String,
+  historyLength: Schema.optional(Schema.Int)
+})
+export type GetTaskParams = typeof GetTaskParams.Type
 
 /** The Agent Card's `capabilities.extensions` entry (adoption.md 2b). */
 export const CardExtension = Schema.Struct({
@@ -105,3 +144,29 @@ export const CardExtension = Schema.Struct({
   })
 })
 export type CardExtension = typeof CardExtension.Type
+
+/** An Agent Card's interface (A2A 1.0 `AgentInterface`). */
+export const AgentInterface = Schema.Struct({
+  url: Schema.String,
+  protocolBinding: Schema.String,
+  protocolVersion: Schema.optional(Schema.String),
+  tenant: Schema.optional(Schema.String)
+})
+export type AgentInterface = typeof AgentInterface.Type
+
+/**
+ * What a client reads of an Agent Card: the 1.0 `supportedInterfaces`, or a 0.3 card's `url`,
+ * `protocolVersion` and `preferredTransport`, and the extensions it declares.
+ */
+export const AgentCard = Schema.Struct({
+  name: Schema.String,
+  supportedInterfaces: Schema.optional(Schema.Array(AgentInterface)),
+  url: Schema.optional(Schema.String),
+  protocolVersion: Schema.optional(Schema.String),
+  preferredTransport: Schema.optional(Schema.String),
+  capabilities: Schema.optional(Schema.Struct({
+    streaming: Schema.optional(Schema.Boolean),
+    extensions: Schema.optional(Schema.Array(Schema.Struct({ uri: Schema.String, params: Schema.optional(JsonRecord) })))
+  }))
+})
+export type AgentCard = typeof AgentCard.Type

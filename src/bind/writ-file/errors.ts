@@ -1,15 +1,16 @@
 // The reasons the file binding fails with, defined once: section 11's (a Writ check, or the
 // executor's unsigned answer), and the binding's own.
 import { Schema } from "effect"
+import { ImplementationCode, MissingCall, MissingTally } from "../../writ/binding-reason.js"
 import { WritReason } from "../../writ/reason.js"
 
 export const FileReason = Schema.Union(
   WritReason,
+  /** No call file beside the work. */
+  MissingCall,
+  /** No tally file beside the work (the work does not count as done). */
+  MissingTally,
   Schema.Literal(
-    /** No call file beside the work. */
-    "missing_call",
-    /** No tally file beside the work (the work does not count as done). */
-    "missing_tally",
     /** The work's bytes no longer hash to the `work_sha256` the call signed. */
     "file/work_changed",
     /** A file could not be read, or is not a regular file. */
@@ -19,8 +20,7 @@ export const FileReason = Schema.Union(
     /** A different call is already handed over beside this work. */
     "file/exists"
   ),
-  /** An implementation code of the executor (section 11, last paragraph). */
-  Schema.TemplateLiteral("mandate/", Schema.String)
+  ImplementationCode
 )
 export type FileReason = typeof FileReason.Type
 

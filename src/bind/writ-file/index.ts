@@ -23,7 +23,7 @@ import { type CheckedTally, verifyTally } from "../../writ/tally.js"
 import { Received } from "../../writ/verify.js"
 import { type FileBindError, fileError, FileReason } from "./errors.js"
 
-export * from "./errors.js"
+export { FileBindError, fileError, FileReason } from "./errors.js"
 
 export const CALL_SUFFIX = ".writ-call.json"
 export const TALLY_SUFFIX = ".writ-tally.json"

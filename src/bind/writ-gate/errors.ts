@@ -2,13 +2,14 @@
 // call or body that breaks a Writ rule, and the gate's own `gate/...` codes (section 11, last
 // paragraph: implementation codes are namespaced), the names the reference gate uses.
 import { Schema } from "effect"
+import { MissingCall } from "../../writ/binding-reason.js"
 import { WritReason } from "../../writ/reason.js"
 
 export const GateReason = Schema.Union(
   WritReason,
+  /** The request carries no `Writ-Call` header. */
+  MissingCall,
   Schema.Literal(
-    /** The request carries no `Writ-Call` header. */
-    "missing_call",
     /** Two member names of one body object fold together (Unicode simple case folding). */
     "gate/ambiguous_member",
     /** A body member no `bind` entry names, at any depth. */

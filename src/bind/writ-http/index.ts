@@ -1,6 +1,11 @@
-export * from "./server.js"
-export * from "./listen.js"
-export * from "./body.js"
-export * from "./client.js"
-export * from "./peer.js"
-export * from "./rate-limit.js"
+export { HTTP_CODES, writHttpApp } from "./server.js"
+export { DEFAULT_LIMITS, listen, type ListenerLimits, type TlsOptions } from "./listen.js"
+export { readBody } from "./body.js"
+export {
+  type ClientTls, fetchWellKnown, httpForwarder, post, type PostAnswer, type PostOptions, postWrit,
+  WritHttpError
+} from "./client.js"
+export {
+  parseBindings, parseSubjectAltName, peerOfCertificate, type TransportBindings, transportPeerBindings
+} from "./peer.js"
+export { type RateLimitOptions, RevokeRateLimit } from "./rate-limit.js"

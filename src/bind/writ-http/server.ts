@@ -19,12 +19,12 @@
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import { isJsonObject, type Json, parseJson, scanDepth } from "../../kernel/json.js"
 import { callAnswerJson, Executor, revokeAnswerJson } from "../../writ/executor/executor.js"
-import { Peer } from "../../writ/executor/services.js"
+import { Peer, RATE_LIMITED } from "../../writ/executor/services.js"
 import { Received } from "../../writ/verify.js"
 import { readBody } from "./body.js"
 import { peerOfRequest, type TransportBindings } from "./peer.js"
@@ -41,12 +41,25 @@ export const HTTP_CODES = {
   unsupportedMediaType: "mandate/unsupported_media_type",
   methodNotAllowed: "mandate/method_not_allowed",
   notFound: "mandate/not_found",
-  rateLimited: "mandate/rate_limited",
+  /** The executor's own code (a revoke over its sender's allowance), answered by the binding too. */
+  rateLimited: RATE_LIMITED,
   unverifiedCertificate: "mandate/unverified_client_certificate",
   bodyUnreadable: "mandate/body_unreadable",
   /** A new connection from a peer that holds its share of the listener's connections (section 12). */
   tooManyConnections: "mandate/too_many_connections"
 } as const
+
+/** The HTTP binding's codes, as one literal union. */
+export const WritHttpCode = Schema.Literal(
+  HTTP_CODES.unsupportedMediaType,
+  HTTP_CODES.methodNotAllowed,
+  HTTP_CODES.notFound,
+  HTTP_CODES.rateLimited,
+  HTTP_CODES.unverifiedCertificate,
+  HTTP_CODES.bodyUnreadable,
+  HTTP_CODES.tooManyConnections
+)
+export type WritHttpCode = typeof WritHttpCode.Type
 
 export interface WritHttpOptions {
   /** The endpoint's path. Default "/writ". */
@@ -139,7 +152,7 @@ export const writHttpApp = (
     const bytes = body.bytes
     const received = new Received(bytes)
     // At section 1.6's limit the binding reads the body with the executor's own strict reading,
-    // which `received` keeps: the executor verifies from it, so the body is parsed once (issue 13).
+    // which `received` keeps: the executor verifies from it, so the body is parsed once.
     // A reading that fails, or another limit, takes the scan below first, as it always did.
     const shared = maxDepth === DEFAULT_MAX_DEPTH ? Either.map(received.reading, (r) => r.value) : undefined
     if ((shared === undefined || Either.isLeft(shared)) && scanDepth(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")) > maxDepth) {

@@ -14,7 +14,7 @@ import { type WritError, writError } from "../../writ/reason.js"
 import { hashOf } from "../../writ/sign.js"
 import { type CheckedTally, verifyTally, verifyTallyObject } from "../../writ/tally.js"
 import type { CheckedWrit } from "../../writ/writ.js"
-import { CALL_META, ERROR_META, present, TALLY_META, toolOp } from "./present.js"
+import { BODY_META, type BodyForm, CALL_META, ERROR_META, present, resultBody, TALLY_META, toolOp } from "./present.js"
 import { missingTally, resultMismatch, type ResultMismatch, unenforcedServer, type UnenforcedServer, type MissingTally } from "./reason.js"
 
 /** The `tools/call` params for `call` (its `op` names the tool, its `args` are the arguments). */
@@ -64,6 +64,8 @@ export type CheckError = MissingTally | ResultMismatch | WritError
 export interface Checked {
   readonly tally: CheckedTally
   readonly body: JsonObject | undefined
+  /** Where the body was carried (present.ts `BODY_META`). */
+  readonly form: BodyForm
 }
 
 /**
@@ -83,8 +85,13 @@ export const check: (call: Json, result: unknown) => Effect.Effect<Checked, Chec
     }
     const checked = yield* verifyAnswer(sent, tally)
     const T = checked.value
-    // The body: present and an object exactly when `out` is not null, hashing to `out`.
-    const body = r.structuredContent
+    // The body: present and an object exactly when `out` is not null, hashing to `out`. In the
+    // "result" form it is the result's own content and structuredContent (present.ts BODY_META).
+    const form: BodyForm = meta[BODY_META] === "result" ? "result" : "structured"
+    if (meta[BODY_META] !== undefined && form !== "result") return yield* Effect.fail(resultMismatch(`_meta.${BODY_META}`, "an unknown body form"))
+    if (form === "result" && T.out === null) return yield* Effect.fail(resultMismatch(`_meta.${BODY_META}`, `a ${T.st} tally with a null out has no body`))
+    const body = form === "result" ? resultBody(r) : r.structuredContent
+    if (form === "result" && !Array.isArray(r.content)) return yield* Effect.fail(resultMismatch("content", "a relayed result has content blocks"))
     if (T.out !== null) {
       if (!isJsonObject(body)) return yield* Effect.fail(resultMismatch("structuredContent", "the tally commits to a body and the result has none"))
       if (hashOf(body) !== T.out) return yield* Effect.fail(resultMismatch("structuredContent", "the body does not hash to the tally's out"))
@@ -96,13 +103,13 @@ export const check: (call: Json, result: unknown) => Effect.Effect<Checked, Chec
     if (isError !== (T.st !== "ok")) {
       return yield* Effect.fail(resultMismatch("isError", `isError ${String(r.isError)} contradicts the tally's st ${T.st}`))
     }
-    return { tally: checked, body: T.out === null ? undefined : (body as JsonObject) }
+    return { tally: checked, body: T.out === null ? undefined : (body as JsonObject), form }
   }
 )
 
 /** `check`, then the result to show in its place, rebuilt from what the tally authenticates. */
 export const verified = (call: Json, result: unknown): Effect.Effect<{ readonly checked: Checked; readonly result: JsonObject }, CheckError> =>
-  Effect.map(check(call, result), (checked) => ({ checked, result: present(checked.tally.json, checked.body) }))
+  Effect.map(check(call, result), (checked) => ({ checked, result: present(checked.tally.json, checked.body, checked.form) }))
 
 /** The tool a call names, or undefined when its `op` is not `mcp/tools/<tool>`. */
 export const toolOfOp = (op: string): string | undefined =>

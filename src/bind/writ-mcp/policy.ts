@@ -7,8 +7,8 @@
 import { Effect, Schema } from "effect"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import { hashB64 } from "../../kernel/hash.js"
-import type { JsonObject } from "../../kernel/json.js"
-import { applicationBounds } from "../../writ/bound.js"
+import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+import { applicationBounds, reservedNames } from "../../writ/bound.js"
 import type { CheckedWrit } from "../../writ/writ.js"
 import { toolChanged, type ToolChanged, unboundArgument, type UnboundArgument, unpinnedTool, type UnpinnedTool } from "./reason.js"
 
@@ -46,8 +46,21 @@ export const checkPinned = (
 /** Closed world (where-writ-stops.md, pattern 2): every argument is named by an application bound
  * of the grant's leaf (spec 7.2: not `act`, `hld`, `depth`, nor a `count` bound's name), else
  * `unbound_argument`, since section 7.2 leaves any other argument unconstrained. */
-export const checkClosed = (leaf: CheckedWrit, args: JsonObject): Effect.Effect<void, UnboundArgument> => {
-  const bound = new Set(applicationBounds(leaf.value.bnd).map(([n]) => n))
+export const checkClosed = (leaf: CheckedWrit, args: JsonObject): Effect.Effect<void, UnboundArgument> =>
+  closedOver(new Set(applicationBounds(leaf.value.bnd).map(([n]) => n)), args)
+
+/** `checkClosed` on a leaf as received, before the executor verified it (the gate's order, as
+ * `writ gate` checks its contract first): a forged leaf only changes which names pass here, and the
+ * executor then refuses its chain. */
+export const checkClosedReceived = (call: JsonObject, args: JsonObject): Effect.Effect<void, UnboundArgument> => {
+  const chain = Array.isArray(call.chain) ? call.chain : []
+  const leaf = chain[chain.length - 1]
+  const bnd = isJsonObject(leaf) && isJsonObject(leaf.bnd) ? leaf.bnd : {}
+  const names = Object.keys(bnd).filter((n) => !reservedNames.includes(n) && !(isJsonObject(bnd[n]) && (bnd[n] as JsonObject).t === "count"))
+  return closedOver(new Set(names), args)
+}
+
+const closedOver = (bound: ReadonlySet<string>, args: JsonObject): Effect.Effect<void, UnboundArgument> => {
   const extra = Object.keys(args).sort().find((n) => !bound.has(n))
   return extra === undefined
     ? Effect.void

@@ -16,6 +16,18 @@ export const TALLY_META = "io.writ/tally"
 /** `result._meta` member of a refusal made before any tally exists (section 7 steps 1 and 2, or
  * the binding's own refusal): the code, unsigned. Nothing a client may count as done. */
 export const ERROR_META = "io.writ/error"
+/** `result._meta` member saying where the body `out` commits to is: absent, the body is
+ * `structuredContent`; `"result"`, it is the result's own `{content, structuredContent?}` (a
+ * plain server's result relayed by `writ mcp-gate`, whose content blocks keep their types). A
+ * forged value only makes the hash fail (`result_mismatch`): it chooses which bytes are hashed. */
+export const BODY_META = "io.writ/body"
+/** How a body is carried: as `structuredContent`, or as the result's own members. */
+export type BodyForm = "structured" | "result"
+
+/** The largest canonical body also copied into the text block. A larger body is sent once, in
+ * `structuredContent`, and the text block says so: two copies of a large body are twice the line,
+ * and a stdio peer drops a line over 10 MiB (the SDK's read buffer). */
+export const TEXT_COPY_MAX = 64 * 1024
 
 /** The op a tool call is signed as (adoption.md 2a). */
 export const toolOp = (tool: string): string => `mcp/tools/${tool}`
@@ -47,10 +59,18 @@ const codeOf = (tally: JsonObject): string =>
  * when `out` is not null), `isError` exactly when `st` is not `ok`, the tally in `_meta`, and one
  * text block: the body's canonical form, or the refusal line, or the pending notice.
  */
-export const present = (tally: JsonObject, body: Json | undefined): JsonObject => {
+export const present = (tally: JsonObject, body: Json | undefined, form: BodyForm = "structured"): JsonObject => {
   const withBody = tally.out !== null && body !== undefined
+  if (withBody && form === "result" && isJsonObject(body)) {
+    return {
+      ...body,
+      isError: tally.st !== "ok",
+      _meta: { [TALLY_META]: tally, [BODY_META]: "result" }
+    }
+  }
+  const canonical = withBody ? encodeCanonical(body, "utf16") : ""
   const text = withBody
-    ? encodeCanonical(body, "utf16")
+    ? canonical.length <= TEXT_COPY_MAX ? canonical : largeBodyText(canonical.length)
     : tally.st === "pending"
     ? PENDING_NOTICE
     : refusedText(codeOf(tally))
@@ -61,6 +81,15 @@ export const present = (tally: JsonObject, body: Json | undefined): JsonObject =
     _meta: { [TALLY_META]: tally }
   }
 }
+
+/** The text block of a body too large to copy (its size in UTF-16 units of the canonical form). */
+export const largeBodyText = (size: number): string => `Writ: the result (${size} characters) is in structuredContent`
+
+/** The body of a relayed result (form "result"): its `content` and `structuredContent`, nothing else. */
+export const resultBody = (result: JsonObject): JsonObject => ({
+  content: Array.isArray(result.content) ? result.content : [],
+  ...(isJsonObject(result.structuredContent) ? { structuredContent: result.structuredContent } : {})
+})
 
 /** A refusal with no tally (the server's unsigned errors, the binding's `missing_call` and
  * `malformed`): an error result naming the code, nothing a client can take for a receipt. */

@@ -15,6 +15,17 @@
 // client's open requests may finish (within `shutdownGrace`), then the server's input is closed.
 // When the server exits, every open client request is answered with an error (`unreachable_server`
 // for a tool call) and the proxy ends.
+//
+// Bounds (docs/mcp-gate.md): a request other than `tools/call` passes only as methods.ts allows
+// (`method_refused`); a verified result whose rendering is over `maxResultBytes` is not passed on
+// (`result_too_large`) but its tally is kept as a receipt, since the call ran and counted; and at
+// most `maxQueuedNotifications` of the server's notifications wait for a client that does not
+// read: past that they are dropped (and logged), never responses or requests, so the session goes on.
+//
+// Forms (MCP basic/utilities/progress): while the server waits on the client for an elicitation
+// or sampling answer (a person may be typing), every open tool call whose client gave a progress
+// token gets a progress notification each `keepAlive`, so a client that restarts its time limit on
+// progress keeps the call. Its value follows the last one seen under that token, so it increases.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Deferred, Duration, Effect, FiberSet, Option, Queue, Runtime, type Scope } from "effect"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
@@ -22,11 +33,12 @@ import { RandomBytes, Signer } from "../../kernel/services.js"
 import { delegate, type HeldWrit, holdChain, makeCall } from "../../writ/issue.js"
 import { writError, type WritError } from "../../writ/reason.js"
 import { ready, verified } from "./client.js"
+import { checkMethod, offeredCapabilities } from "./methods.js"
 import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
 import { advertisementOf, CALL_META, toolOp } from "./present.js"
-import { type McpPolicyError, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
+import { CLIENT_GONE, type McpPolicyError, resultTooLarge, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
 import { Receipts, receipt } from "./receipts.js"
-import { errorAnswer, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
+import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
 
 export interface ProxyOptions {
   /** Toward the MCP client (the proxy is its server). */
@@ -43,7 +55,25 @@ export interface ProxyOptions {
   readonly shutdownGrace?: Duration.DurationInput
   /** How long the proxy's own `tools/list` (re-listing for pins) may take. Default 30 seconds. */
   readonly requestTimeout?: Duration.DurationInput
+  /** Requests other than `tools/call` relayed unchecked (methods.ts `ruleOf`). Default none. */
+  readonly allow?: ReadonlyArray<string>
+  /** The largest verified result passed on (JSON characters). Default MAX_RESULT_BYTES. */
+  readonly maxResultBytes?: number
+  /** The most server notifications waiting to be relayed. Default MAX_QUEUED_NOTIFICATIONS. */
+  readonly maxQueuedNotifications?: number
+  /** How often open tool calls get progress while a form is open. Default 15 seconds. */
+  readonly keepAlive?: Duration.DurationInput
 }
+
+/** The server's requests a person may take a while to answer. */
+const FORM_METHODS: ReadonlySet<string> = new Set(["elicitation/create", "sampling/createMessage"])
+/** The message of the proxy's own progress while a form is open. */
+export const FORM_WAITING = "waiting for an answer from the client (a form or sampling)"
+
+/** The default bound of a result passed on: under the 10 MiB line a stdio client reads. */
+export const MAX_RESULT_BYTES = 8 * 1024 * 1024
+/** The default bound of notifications waiting for the client. */
+export const MAX_QUEUED_NOTIFICATIONS = 1000
 
 type Pending =
   | {
@@ -52,6 +82,8 @@ type Pending =
     readonly method: string
     readonly cursor: boolean
     readonly tool?: { readonly name: string; readonly call: JsonObject; readonly callId: string }
+    /** The client's progress token for this request, if it gave one. */
+    readonly progressToken?: string | number
     canceled: boolean
   }
   | { readonly tag: "own"; readonly answer: Deferred.Deferred<Message, RpcError> }
@@ -69,6 +101,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     // The grant is taken up before anything starts: a chain that does not verify, or whose leaf
     // the Signer does not hold, is refused with its section 4 reason.
     const held: HeldWrit = yield* holdChain(o.grant)
+    const allow = o.allow ?? []
+    const maxResult = o.maxResultBytes ?? MAX_RESULT_BYTES
+    const maxNotes = o.maxQueuedNotifications ?? MAX_QUEUED_NOTIFICATIONS
+    /** Server notifications queued and not yet relayed, and those dropped since the last warning. */
+    let queuedNotes = 0
+    let droppedNotes = 0
     const runtime = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const fibers = yield* FiberSet.make()
     const fromClient = yield* Queue.unbounded<Message>()
@@ -81,6 +119,10 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const drained = yield* Deferred.make<void>()
 
     const pending = new Map<number, Pending>()
+    /** The server's form requests (FORM_METHODS) the client has not answered. */
+    const forms = new Set<string>()
+    /** The last progress value the client was sent under each token. */
+    const lastProgress = new Map<string, number>()
     /** The client's open requests: the id the server knows them by, or "queued" (not yet sent). */
     const clientOpen = new Map<string, number | "queued">()
     const canceledQueued = new Set<string>()
@@ -120,7 +162,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       Effect.gen(function*() {
         const id = nextId++
         const method = m.method as string
-        pending.set(id, { tag: "client", clientId: m.id as RequestId, method, cursor: paramsOf(m).cursor !== undefined, canceled: false, ...extra })
+        const meta = paramsOf(m)._meta
+        const token = isJsonObject(meta) && (typeof meta.progressToken === "string" || typeof meta.progressToken === "number") ? meta.progressToken : undefined
+        pending.set(id, {
+          tag: "client", clientId: m.id as RequestId, method, cursor: paramsOf(m).cursor !== undefined, canceled: false,
+          ...(token === undefined ? {} : { progressToken: token }), ...extra
+        })
         clientOpen.set(idKey(m.id as RequestId), id)
         yield* toServer({ ...m, id })
       })
@@ -133,10 +180,14 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           clientOpen.set(idKey(m.id as RequestId), "queued")
           return Queue.offer(toolCalls, { id: m.id as RequestId, params: paramsOf(m) })
         }
-        return forward(m)
+        return checkMethod(m.method as string, allow).pipe(Effect.matchEffect({
+          onFailure: (e) => toClient(errorAnswer(m.id as RequestId, REFUSED, e.reason, e.message)),
+          onSuccess: () => forward(m)
+        }))
       }
       if (isResponse(m)) {
         serverOpen.delete(idKey(m.id as RequestId))
+        forms.delete(idKey(m.id as RequestId))
         return toServer(m)
       }
       if (isNotification(m) && m.method === "notifications/cancelled") {
@@ -242,11 +293,21 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
               Effect.logWarning(`tool result refused: ${e.reason}: ${e.message}`),
               toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message, "path" in e ? e.path : undefined))
             ),
-          onSuccess: (v) =>
-            Effect.zipRight(
+          onSuccess: (v) => {
+            const size = JSON.stringify(v.result).length
+            if (size > maxResult) {
+              // It ran and counted: the tally is kept (without the body), the body not passed on.
+              const e = resultTooLarge(`the verified result is ${size} characters, over ${maxResult}; its tally is kept as a receipt`)
+              return Effect.zipRight(
+                Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, undefined))),
+                toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message))
+              )
+            }
+            return Effect.zipRight(
               Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, v.checked.body))),
               toClient({ jsonrpc: "2.0", id: p.clientId, result: v.result })
             )
+          }
         }))
       })
 
@@ -264,6 +325,9 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           if (!p.canceled) {
             if (p.method === "initialize" && isJsonObject(m.result)) yield* learn(m.result)
             if (p.tool !== undefined) yield* answerTool(p, m)
+            else if (p.method === "initialize" && isJsonObject(m.result)) {
+              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities: offeredCapabilities(m.result.capabilities, allow) } as JsonObject })
+            }
             else if (p.method === "tools/list" && o.pins !== undefined && isJsonObject(m.result)) {
               const tools = Array.isArray(m.result.tools) ? m.result.tools.filter(isJsonObject) : []
               if (!p.cursor) listed.clear()
@@ -275,20 +339,41 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           return yield* checkDrained
         }
         if (isRequest(m)) {
-          if (clientClosed) return yield* toServer(errorAnswer(m.id as RequestId, INTERNAL, "mandate/client_gone", "the client has closed"))
+          if (clientClosed) return yield* toServer(errorAnswer(m.id as RequestId, INTERNAL, CLIENT_GONE, "the client has closed"))
           serverOpen.set(idKey(m.id as RequestId), m.id as RequestId)
+          if (FORM_METHODS.has(m.method as string)) forms.add(idKey(m.id as RequestId))
           return yield* toClient(m)
         }
         if (m.method === "notifications/tools/list_changed") stale = true
+        if (isNotification(m)) queuedNotes--
+        if (m.method === "notifications/progress") {
+          const p = paramsOf(m)
+          if (typeof p.progress === "number" && (typeof p.progressToken === "string" || typeof p.progressToken === "number")) {
+            lastProgress.set(idKey(p.progressToken), p.progress)
+          }
+        }
         yield* toClient(m)
       })
+
+    // ----- forms: progress to the open tool calls while the client is answering one
+    const keepCallsAlive = Effect.suspend(() => {
+      if (forms.size === 0 || clientClosed) return Effect.void
+      const open = [...pending.values()].flatMap((p) =>
+        p.tag === "client" && p.tool !== undefined && !p.canceled && p.progressToken !== undefined ? [p.progressToken] : [])
+      return Effect.forEach(open, (token) => {
+        const progress = (lastProgress.get(idKey(token)) ?? 0) + 1
+        lastProgress.set(idKey(token), progress)
+        return toClient({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress, message: FORM_WAITING } })
+      }, { discard: true })
+    })
 
     // ----- shutdown
     const clientGone = Effect.gen(function*() {
       if (clientClosed) return
       clientClosed = true
-      for (const id of serverOpen.values()) yield* toServer(errorAnswer(id, INTERNAL, "mandate/client_gone", "the client has closed"))
+      for (const id of serverOpen.values()) yield* toServer(errorAnswer(id, INTERNAL, CLIENT_GONE, "the client has closed"))
       serverOpen.clear()
+      forms.clear()
       yield* checkDrained
       yield* Deferred.await(drained).pipe(Effect.timeoutOption(o.shutdownGrace ?? "60 seconds"))
       yield* Effect.promise(() => o.server.close().catch(() => undefined))
@@ -314,8 +399,23 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
 
     // Transports call back outside Effect: each message is queued for its reader, in order.
     const unsafeRun = Runtime.runFork(runtime)
-    o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, m as unknown as Message)
-    o.server.onmessage = (m) => void Queue.unsafeOffer(fromServer, m as unknown as Message)
+    o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, fromSdk(m))
+    o.server.onmessage = (m) => {
+      const msg = fromSdk(m)
+      if (isNotification(msg)) {
+        if (queuedNotes >= maxNotes) {
+          // The client is not reading: this one is dropped, and the drops are told once per burst.
+          if (droppedNotes++ === 0) unsafeRun(Effect.logWarning(`the client is not reading: server notifications past ${maxNotes} queued are dropped`))
+          return
+        }
+        if (droppedNotes > 0 && queuedNotes === 0) {
+          unsafeRun(Effect.logWarning(`${droppedNotes} server notifications were dropped`))
+          droppedNotes = 0
+        }
+        queuedNotes++
+      }
+      Queue.unsafeOffer(fromServer, msg)
+    }
     o.client.onclose = () => void unsafeRun(FiberSet.run(fibers, clientGone))
     o.server.onclose = () => void unsafeRun(FiberSet.run(fibers, serverExited))
     o.client.onerror = (e) => void unsafeRun(Effect.logWarning(`client transport: ${e.message}`))
@@ -324,6 +424,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromClient), onClient)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), onServer)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(toolCalls), onToolCall)))
+    yield* FiberSet.run(fibers, Effect.forever(Effect.zipRight(Effect.sleep(o.keepAlive ?? "15 seconds"), keepCallsAlive)))
 
     yield* Effect.tryPromise({ try: () => o.server.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
     yield* Effect.tryPromise({ try: () => o.client.start(), catch: (e) => new RpcError({ message: `cannot start the client side: ${String(e)}` }) })

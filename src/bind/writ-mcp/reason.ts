@@ -5,17 +5,31 @@
 // section. A Writ check inside the binding still fails with its section 11 `WritError` (e.g.
 // `malformed` for arguments that differ from the signed `args`, adoption.md 2a).
 import { Schema } from "effect"
+import * as Binding from "../../writ/binding-reason.js"
 
 export const mcpReasonCodes = [
-  "missing_call",
+  ...Binding.MissingCall.literals,
   "unenforced_server",
-  "missing_tally",
-  "result_mismatch",
+  ...Binding.MissingTally.literals,
+  ...Binding.ResultMismatch.literals,
   "unreachable_server",
   "unpinned_tool",
   "tool_changed",
-  "unbound_argument"
+  "unbound_argument",
+  "method_refused",
+  "result_too_large"
 ] as const
+
+/**
+ * The binding's implementation codes (section 11, last paragraph: namespaced): a tool call naming
+ * no tool of the server's set, a request the proxy answers itself when its client has gone, and a
+ * server's request that a peer listing tools on its own (`--print-pins`) does not serve.
+ */
+export const UNKNOWN_TOOL = "mandate/unknown_tool"
+export const CLIENT_GONE = "mandate/client_gone"
+export const NOT_SUPPORTED = "mandate/not_supported"
+export const McpImplementationCode = Schema.Literal(UNKNOWN_TOOL, CLIENT_GONE, NOT_SUPPORTED)
+export type McpImplementationCode = typeof McpImplementationCode.Type
 
 /** The one union of the binding's codes. */
 export const McpReason = Schema.Literal(...mcpReasonCodes)
@@ -23,7 +37,7 @@ export type McpReason = typeof McpReason.Type
 
 /** A tool call arrived with no Writ call at a server that requires one (bindings.md, Server). */
 export class MissingCall extends Schema.TaggedError<MissingCall>()("MissingCall", {
-  reason: Schema.Literal("missing_call"),
+  reason: Binding.MissingCall,
   message: Schema.String
 }) {}
 
@@ -36,14 +50,14 @@ export class UnenforcedServer extends Schema.TaggedError<UnenforcedServer>()("Un
 
 /** A result with no tally: the work does not count as done (adoption.md 2a, second client rule). */
 export class MissingTally extends Schema.TaggedError<MissingTally>()("MissingTally", {
-  reason: Schema.Literal("missing_tally"),
+  reason: Binding.MissingTally,
   message: Schema.String
 }) {}
 
 /** The body, `isError` and the tally disagree (bindings.md, "What a verified result
  * authenticates"); `path` names the member that contradicts the tally. */
 export class ResultMismatch extends Schema.TaggedError<ResultMismatch>()("ResultMismatch", {
-  reason: Schema.Literal("result_mismatch"),
+  reason: Binding.ResultMismatch,
   path: Schema.String,
   message: Schema.String
 }) {}
@@ -74,6 +88,18 @@ export class UnboundArgument extends Schema.TaggedError<UnboundArgument>()("Unbo
   message: Schema.String
 }) {}
 
+/** A request whose method the grant does not govern and no `--allow` names (methods.ts). */
+export class MethodRefused extends Schema.TaggedError<MethodRefused>()("MethodRefused", {
+  reason: Schema.Literal("method_refused"),
+  message: Schema.String
+}) {}
+
+/** A verified result past the proxy's bound: not passed on, its tally kept as a receipt. */
+export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("ResultTooLarge", {
+  reason: Schema.Literal("result_too_large"),
+  message: Schema.String
+}) {}
+
 export const missingCall = (message: string) => new MissingCall({ reason: "missing_call", message })
 export const unenforcedServer = (message: string) => new UnenforcedServer({ reason: "unenforced_server", message })
 export const missingTally = (message: string) => new MissingTally({ reason: "missing_tally", message })
@@ -82,6 +108,8 @@ export const unreachableServer = (message: string) => new UnreachableServer({ re
 export const unpinnedTool = (message: string) => new UnpinnedTool({ reason: "unpinned_tool", message })
 export const toolChanged = (message: string) => new ToolChanged({ reason: "tool_changed", message })
 export const unboundArgument = (path: string, message: string) => new UnboundArgument({ reason: "unbound_argument", path, message })
+export const methodRefused = (message: string) => new MethodRefused({ reason: "method_refused", message })
+export const resultTooLarge = (message: string) => new ResultTooLarge({ reason: "result_too_large", message })
 
 /** Every failure of the binding's client side that is not a Writ check. */
 export type McpClientError = UnenforcedServer | MissingTally | ResultMismatch

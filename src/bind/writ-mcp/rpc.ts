@@ -3,11 +3,21 @@
 // server (`initialize`, paginated `tools/list`) when it runs without a client (`--print-pins`).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Data, Deferred, Duration, Effect, Runtime } from "effect"
+import { Data, Duration, Effect, FiberSet } from "effect"
+import * as Correlator from "../../kernel/correlator.js"
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+import { NOT_SUPPORTED } from "./reason.js"
 
 export type RequestId = string | number
 export type Message = JsonObject
+
+// The relay reads every message as JSON data (a transport hands over what JSON.parse made of a
+// frame), while the SDK types a message as its own schema's output; the two views of the same
+// value cannot be related without re-validating every frame, so each crossing is one cast here.
+/** A message from an SDK transport, as the JSON it was read from. */
+export const fromSdk = (m: JSONRPCMessage): Message => m as unknown as Message
+/** A message as the SDK transport's type, for `send`. */
+export const toSdk = (m: Message): JSONRPCMessage => m as unknown as JSONRPCMessage
 
 /** A map key for an id: `1` and `"1"` are different ids. */
 export const idKey = (id: RequestId): string => JSON.stringify(id)
@@ -29,16 +39,26 @@ export const errorAnswer = (id: RequestId, code: number, reason: string, message
 })
 
 export const send = (transport: Transport, message: Message): Effect.Effect<void> =>
-  Effect.tryPromise(() => transport.send(message as unknown as JSONRPCMessage)).pipe(
+  Effect.tryPromise(() => transport.send(toSdk(message))).pipe(
     Effect.catchAll((e) => Effect.logWarning(`send failed: ${String(e.error)}`))
   )
 
 export class RpcError extends Data.TaggedError("RpcError")<{ readonly message: string }> {}
 
+/** The capabilities a real client declares (roots, sampling, form elicitation). A server may offer
+ * tools only to a client that can serve them (server-everything lists its roots, sampling and
+ * elicitation tools only then), so `--print-pins` and the gate's own connection declare these, and
+ * pin and list what such a client is offered. */
+export const CLIENT_CAPABILITIES = {
+  roots: { listChanged: true },
+  sampling: {},
+  elicitation: { form: {} }
+} as const
+
 /** What the proxy says about itself when it initializes a server on its own. */
 export const initializeParams = (name: string): JsonObject => ({
   protocolVersion: LATEST_PROTOCOL_VERSION,
-  capabilities: {},
+  capabilities: CLIENT_CAPABILITIES,
   clientInfo: { name, version: "0.1.0" }
 })
 
@@ -49,21 +69,28 @@ export const MAX_PAGES = 100
  * A server transport driven directly: started, initialized, then `request` per call, each bounded
  * by `timeout`. Closed with the scope. Used by `--print-pins`, which must see tool definitions as
  * the server sent them (an SDK client would re-shape them), and hash them as the proxy does.
+ * The transport's callbacks run on a runtime owned by the scope (FiberSet.makeRuntime); answers
+ * are routed by id through the shared correlator, which fails every waiting request on close.
  */
 export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = "30 seconds") =>
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<never>()
-    const waiting = new Map<number, Deferred.Deferred<Message, RpcError>>()
+    const run = yield* FiberSet.makeRuntime<never>()
+    const waiting = Correlator.make<string, Message, RpcError>()
     let next = 1
     transport.onmessage = (m) => {
-      const msg = m as unknown as Message
-      if (!isResponse(msg)) return
-      const d = waiting.get(msg.id as number)
-      if (d !== undefined) Runtime.runSync(runtime)(Deferred.succeed(d, msg))
+      const msg = fromSdk(m)
+      // The server's own requests (it may ask a client that declared roots for them): no roots,
+      // and nothing else this peer can do.
+      if (isRequest(msg)) {
+        const answer: Message = msg.method === "roots/list"
+          ? { jsonrpc: "2.0", id: msg.id as RequestId, result: { roots: [] } }
+          : errorAnswer(msg.id as RequestId, -32601, NOT_SUPPORTED, `${String(msg.method)} is not answered while listing tools`)
+        run(send(transport, answer))
+        return
+      }
+      if (isResponse(msg)) run(waiting.complete(idKey(msg.id as RequestId), msg))
     }
-    transport.onclose = () => {
-      for (const d of waiting.values()) Runtime.runSync(runtime)(Deferred.fail(d, new RpcError({ message: "the server exited" })))
-    }
+    transport.onclose = () => void run(waiting.close(new RpcError({ message: "the server exited" })))
     yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => transport.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) }),
       () => Effect.promise(() => transport.close().catch(() => undefined))
@@ -71,12 +98,8 @@ export const rawPeer = (transport: Transport, timeout: Duration.DurationInput = 
     const request = (method: string, params: JsonObject): Effect.Effect<JsonObject, RpcError> =>
       Effect.gen(function*() {
         const id = next++
-        const d = yield* Deferred.make<Message, RpcError>()
-        waiting.set(id, d)
-        yield* send(transport, { jsonrpc: "2.0", id, method, params })
-        const answer = yield* Deferred.await(d).pipe(
-          Effect.timeoutFail({ duration: timeout, onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) }),
-          Effect.ensuring(Effect.sync(() => waiting.delete(id)))
+        const answer = yield* waiting.call(idKey(id), undefined, send(transport, { jsonrpc: "2.0", id, method, params })).pipe(
+          Effect.timeoutFail({ duration: timeout, onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) })
         )
         if (!isJsonObject(answer.result)) return yield* Effect.fail(new RpcError({ message: `${method}: ${JSON.stringify(answer.error ?? null)}` }))
         return answer.result

@@ -20,7 +20,7 @@ import { writError, type WritError } from "../../writ/reason.js"
 import { callIdentity } from "../../writ/sign.js"
 import { toolOfOp } from "./client.js"
 import { CALL_META, EXTENSION, present, presentRefusal, toolOp } from "./present.js"
-import { missingCall, type MissingCall } from "./reason.js"
+import { missingCall, type MissingCall, UNKNOWN_TOOL } from "./reason.js"
 
 /** The MCP request a tool runs in: its abort signal, and the way to ask the client something
  * (elicitation, sampling) or report progress mid-call. */
@@ -49,8 +49,6 @@ export interface ToolSet {
   readonly requests: Map<string, RequestExtra>
 }
 
-/** Implementation code of an operation naming no tool of the set (section 11, namespaced). */
-export const UNKNOWN_TOOL = "mandate/unknown_tool"
 
 export const toolSet = (tools: ReadonlyArray<McpTool>): ToolSet => {
   const byName = new Map(tools.map((t) => [t.definition.name, t] as const))
@@ -77,7 +75,7 @@ const canonicalOf = (v: unknown, path: string): Effect.Effect<string, WritError>
   Effect.try({ try: () => encodeCanonical(v as Json, "utf16"), catch: () => writError("malformed", path, "not a JSON value") })
 
 /** Adoption.md 2a: the signed call and the tool call are the same operation on the same bytes. */
-const matchCall = (tool: string, args: JsonObject, call: unknown): Effect.Effect<JsonObject, WritError> =>
+export const matchCall = (tool: string, args: JsonObject, call: unknown): Effect.Effect<JsonObject, WritError> =>
   Effect.gen(function*() {
     if (!isJsonObject(call)) return yield* Effect.fail(writError("malformed", CALL_META, "the call is not a JSON object"))
     if (call.op !== toolOp(tool)) return yield* Effect.fail(writError("malformed", "op", `the call's op is not ${toolOp(tool)}`))

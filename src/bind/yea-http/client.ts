@@ -18,8 +18,9 @@ export const connectHttp = (url: URL, options: HttpConnectOptions = {}): YeaConn
         if (res.status !== 200 || res.body === null) throw new Error(`HTTP ${res.status}`)
         const reader = makeLineReader()
         const frames: Array<unknown> = []
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          for (const ev of reader.push(chunk)) {
+        const body = res.body.getReader()
+        for (let chunk = await body.read(); !chunk.done; chunk = await body.read()) {
+          for (const ev of reader.push(chunk.value)) {
             if (ev._tag !== "Line" || isBlank(ev.bytes)) continue
             const parsed = parseFrame(ev.bytes)
             if (Either.isRight(parsed)) frames.push(parsed.right)

@@ -20,4 +20,4 @@ export const connectStdio = (
   Effect.acquireRelease(
     Effect.sync(() => spawn(command, args, { stdio: ["pipe", "pipe", "inherit"], env: options.env ?? process.env })),
     (child) => Effect.sync(() => void child.kill("SIGKILL"))
-  ).pipe(Effect.map((child) => streamConnection(child.stdout!, child.stdin!, () => void child.kill(), options)))
+  ).pipe(Effect.flatMap((child) => streamConnection(child.stdout!, child.stdin!, () => void child.kill(), options)))

@@ -7,14 +7,18 @@
 //   - a connection that sends no complete frame for `idleMs` while nothing of its own runs, or
 //     that holds a partial frame for `slowMs`, is closed: blank lines and partial bytes are not
 //     activity, so a trickle of them cannot hold a connection (and a server's slot) open;
-//   - a peer that stops reading (our unsent replies pass `maxBufferedBytes`) is disconnected.
+//   - a peer that stops reading (our unsent replies pass `maxBufferedBytes`) is disconnected;
+//   - partial frames past a small per-connection allowance draw on one pool shared by the
+//     server's connections (partial-pool.ts); a connection that cannot draw is refused `limit`.
 // Each request runs in a fiber owned by the connection's scope (FiberSet), so closing the
 // connection interrupts its work.
 import { Either, Effect, FiberSet, Scope } from "effect"
 import type { Duplex, Readable, Writable } from "node:stream"
+import { errorBody, envelope } from "../../yea/frame.js"
 import { encodeLine, isBlank, makeLineReader, parseFrame } from "../../yea/ndjson.js"
 import { yeaError } from "../../yea/reason.js"
 import type { YeaServiceRuntime } from "../../yea/service/runtime.js"
+import type { PartialPool } from "./partial-pool.js"
 
 export interface StreamLimits {
   /** Requests running at once on one connection. Default 32. */
@@ -26,6 +30,9 @@ export interface StreamLimits {
   readonly slowMs?: number
   /** Disconnect a peer whose unread replies exceed this (bytes). Default 8 MiB. */
   readonly maxBufferedBytes?: number
+  /** The server's pool for partial frames (shared by its connections). None: only the 1 MiB
+   * per-frame bound applies (one stream, as stdio). */
+  readonly partialPool?: PartialPool
 }
 
 const defaults = { maxInFlight: 32, idleMs: 120_000, slowMs: 30_000, maxBufferedBytes: 8 * 1024 * 1024 }
@@ -49,6 +56,7 @@ export const serveConnection = (
       const l = { ...defaults, ...limits }
       const run = yield* FiberSet.makeRuntime<never>()
       const reader = makeLineReader()
+      const holder = {}
       let inFlight = 0
       let closed = false
       let ended = false
@@ -97,14 +105,27 @@ export const serveConnection = (
       }
       const done = Effect.async<void>((resume) => {
         const onData = (chunk: Buffer) => {
+          if (closed) return
           for (const e of reader.push(chunk)) {
             if (e._tag === "Oversized") refuse("frame over 1 MiB")
             else onLine(e.bytes)
           }
-          partialSince = reader.buffered() > 0 ? (partialSince ?? clock.now) : undefined
+          const held = reader.buffered()
+          if (l.partialPool !== undefined && !l.partialPool.hold(holder, held)) return overPool()
+          partialSince = held > 0 ? (partialSince ?? clock.now) : undefined
+        }
+        // The pool cannot hold this connection's partial frame: one ERROR `limit` line, then closed
+        // (the frame could never be read whole; a retry may find room).
+        const overPool = () => {
+          input.off("data", onData)
+          const line = encodeLine(envelope("s_busy", "", errorBody(yeaError("limit", "the service holds too many partial frames; send smaller frames or retry later", { retry: 1 }))))
+          closed = true
+          if (output.writableEnded) return destroy()
+          output.end(line, () => destroy())
         }
         const finish = () => {
           closed = true
+          l.partialPool?.release(holder)
           resume(Effect.void)
         }
         input.on("data", onData)
@@ -118,6 +139,7 @@ export const serveConnection = (
         output.once("close", finish)
         return Effect.sync(() => {
           input.off("data", onData)
+          l.partialPool?.release(holder)
           close()
         })
       })

@@ -36,4 +36,4 @@ export const connectTcp = (url: URL, options: TcpConnectOptions = {}): Effect.Ef
       return Effect.sync(() => socket.destroy())
     }),
     (socket) => Effect.sync(() => socket.destroy())
-  ).pipe(Effect.map((socket) => streamConnection(socket, socket, () => socket.destroy(), options)))
+  ).pipe(Effect.flatMap((socket) => streamConnection(socket, socket, () => socket.destroy(), options)))

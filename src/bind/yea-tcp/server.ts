@@ -3,7 +3,10 @@
 // `maxConnections`, and connections of a peer past its share `maxConnectionsPerPeer` (always below
 // `maxConnections`, so one peer alone cannot lock others out: ../peer-connections.ts), are refused
 // cleanly: they get one ERROR `limit` line and are closed, so the client learns why instead of
-// seeing a reset.
+// seeing a reset. Partial frames of all connections together draw on one bounded pool
+// (yea-stream/partial-pool.ts). Over TLS the raw sockets are counted too, from before the
+// handshake (twice the caps, so a refusal can still be sent as a line after a handshake): sockets
+// that never finish one are bounded per peer, and a handshake has `handshakeTimeoutMs` to finish.
 import { Effect, FiberSet, Scope } from "effect"
 import * as net from "node:net"
 import * as tls from "node:tls"
@@ -12,6 +15,7 @@ import { yeaError, type YeaError } from "../../yea/reason.js"
 import type { YeaServiceRuntime } from "../../yea/service/runtime.js"
 import { errorBody, envelope } from "../../yea/frame.js"
 import { peerConnections, perPeerCap, refuseSocket } from "../peer-connections.js"
+import { partialPool, type PartialPoolOptions } from "../yea-stream/partial-pool.js"
 import { serveSocket, type StreamLimits } from "../yea-stream/serve.js"
 
 export const YEA_PORT = 7447
@@ -28,6 +32,10 @@ export interface TcpServeOptions extends StreamLimits {
   readonly maxConnectionsPerPeer?: number
   /** Serve TLS (`yeas://`) with this key and certificate. */
   readonly tls?: tls.TlsOptions
+  /** Time for a TLS handshake (ms). Default 10000. */
+  readonly handshakeTimeoutMs?: number
+  /** The bound on partial frames across all connections (default 16 MiB above 64 KiB each). */
+  readonly partialFrames?: PartialPoolOptions
 }
 
 export interface Listening {
@@ -42,22 +50,36 @@ export const serveTcp = (runtime: YeaServiceRuntime, options: TcpServeOptions = 
     const run = yield* FiberSet.makeRuntime<never>()
     const max = Math.max(1, Math.floor(options.maxConnections ?? 256))
     const connections = peerConnections(max, perPeerCap(max, options.maxConnectionsPerPeer))
-    // Counted once the socket is ours to read (over TLS: after the handshake), so the refusal is
-    // a line the client can read.
-    const onSocket = (socket: net.Socket) => {
+    const limits: StreamLimits = { ...options, partialPool: options.partialPool ?? partialPool(options.partialFrames) }
+    const refusal = (reason: "full" | "peer", cap: number) =>
+      encodeLine(envelope("s_busy", "", errorBody(yeaError("limit", reason === "full"
+        ? `this service is at its ${cap} connections; try again later`
+        : `this peer holds its ${cap} connections; close one or try again later`, { retry: 1 }))))
+    // Plain TCP: counted when accepted, and a refused socket gets one line it can read.
+    const onPlain = (socket: net.Socket) => {
       socket.on("error", () => socket.destroy())
       const admission = connections.admit(socket.remoteAddress)
-      if (admission._tag === "refused") {
-        const message = admission.reason === "full"
-          ? `this service is at its ${admission.cap} connections; try again later`
-          : `this peer holds its ${admission.cap} connections; close one or try again later`
-        refuseSocket(socket, encodeLine(envelope("s_busy", "", errorBody(yeaError("limit", message, { retry: 1 })))))
-        return
-      }
-      run(Effect.ensuring(serveSocket(runtime, socket, options), Effect.sync(admission.release)))
+      if (admission._tag === "refused") return refuseSocket(socket, refusal(admission.reason, admission.cap))
+      run(Effect.ensuring(serveSocket(runtime, socket, limits), Effect.sync(admission.release)))
     }
-    const server: net.Server = options.tls !== undefined ? tls.createServer(options.tls, onSocket) : net.createServer(onSocket)
-    if (options.tls !== undefined) server.on("tlsClientError", (_e, socket) => socket.destroy())
+    // TLS, before the handshake: raw sockets, at most twice the caps and one (the room above the caps is
+    // for the refusals below, sent as a line once a handshake is done). A refused raw socket is
+    // closed at once: nothing can be read before a handshake.
+    const raw = peerConnections(2 * max + 1, 2 * perPeerCap(max, options.maxConnectionsPerPeer))
+    const onRaw = (socket: net.Socket) => {
+      socket.on("error", () => socket.destroy())
+      const admission = raw.admit(socket.remoteAddress)
+      if (admission._tag === "refused") return void socket.destroy()
+      socket.once("close", admission.release)
+    }
+    const onSecure = (socket: tls.TLSSocket) => onPlain(socket)
+    const server: net.Server = options.tls !== undefined
+      ? tls.createServer({ ...options.tls, handshakeTimeout: options.handshakeTimeoutMs ?? 10_000 }, onSecure)
+      : net.createServer(onPlain)
+    if (options.tls !== undefined) {
+      server.on("connection", onRaw)
+      server.on("tlsClientError", (_e, socket) => socket.destroy())
+    }
     const host = options.host ?? "127.0.0.1"
     const port = yield* Effect.async<number, YeaError>((resume) => {
       server.once("error", (e) => resume(Effect.fail(yeaError("unavailable", `cannot listen: ${e.message}`))))

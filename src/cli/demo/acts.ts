@@ -3,7 +3,7 @@
 // refusals.ts and revoke-act.ts, act 9 in audit-act.ts.
 import { Effect, Either } from "effect"
 import { fetchWellKnown } from "../../bind/writ-http/client.js"
-import type { Json, JsonObject } from "../../kernel/json.js"
+import type { JsonObject } from "../../kernel/json.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import * as Writ from "../../writ/index.js"
 import { checkCallAnswer, drawTree } from "../writ-check.js"
@@ -26,7 +26,7 @@ export const issueWrit1 = (s: Stage) =>
     const now0 = yield* unixSeconds
     const w1 = yield* s.asA(Writ.issueRoot({ hld: s.B, bnd: s.bookingBounds, exp: now0 + 3600 }))
     yield* s.t.log(`  writ_1 ${w1.id}: act travel, amount <= 60000 per call, uses 1, USD, refundable, dates 20261015..20261019`)
-    yield* s.t.save("writ_1", w1.writ as unknown as Json)
+    yield* s.t.save("writ_1", w1.json)
     return w1
   })
 
@@ -51,7 +51,7 @@ export const book = (s: Stage, w1: Writ1) =>
     yield* s.t.save("tally_C-from-B-sub", tallyC)
     const ctx1 = { callId: call1.call.id, op: "travel/book", chain: call1.chain }
     // The chain A may use to reach C directly: writ_1 and the writ_2 that B reported.
-    const undoChain = [w1.writ as unknown as JsonObject, writ2]
+    const undoChain = [w1.json, writ2]
     return { call1, tallyB, resB, writ2, tallyC, ctx1, undoChain }
   })
 

@@ -39,7 +39,7 @@ export interface ServeArgs {
   readonly env?: Readonly<Record<string, string>>
   /** A fixed port (default 0: any free port, read back from the ready line). */
   readonly port?: number
-  /** A decision ledger (absolute path) receiving the executor's decisions (issue 9 item 9). */
+  /** A decision ledger (absolute path) receiving the executor's decisions. */
   readonly ledger?: string
 }
 

@@ -2,7 +2,6 @@
 // signed refusal (section 7 steps 3 to 10, or a failed `sys/undo` check, section 8.1), or an
 // unsigned error where section 7 steps 1 and 2 say so (shown separately). One function per case.
 import { Effect, Either } from "effect"
-import type { Json, JsonObject } from "../../kernel/json.js"
 import { unixSeconds } from "../../kernel/clock.js"
 import * as Writ from "../../writ/index.js"
 import { checkRevokeAnswer, drawTree } from "../writ-check.js"
@@ -23,13 +22,13 @@ const widenSlip = (s: Stage, w1: Writ1) =>
     const forgedWrit = yield* s.asB(Effect.gen(function*() {
       return yield* signAnything("writ", {
         v: 1, typ: "writ", iss: s.B, hld: s.C,
-        bnd: { ...(s.bookingBounds as unknown as JsonObject), act: { t: "prefix", v: "travel/charge" }, amount: { t: "max", v: 65000 } },
+        bnd: { ...s.bookingBounds, act: { t: "prefix", v: "travel/charge" }, amount: { t: "max", v: 65000 } },
         prv: w1.id, exp: w1.writ.exp, nnc: yield* freshId
       })
     }))
     const widenCall = yield* s.asB(Effect.gen(function*() {
       return yield* signAnything("call", {
-        v: 1, typ: "call", id: yield* freshId, chain: [w1.writ as unknown as JsonObject, forgedWrit], from: s.B,
+        v: 1, typ: "call", id: yield* freshId, chain: [w1.json, forgedWrit], from: s.B,
         op: "travel/charge", args: { ...s.bookArgs, amount: 64000 }
       })
     }))
@@ -45,7 +44,7 @@ const overcharge = (s: Stage, w1: Writ1) =>
     yield* s.t.expect("A's own issuing API refuses to sign it: out_of_bounds", Either.isLeft(local) && local.left.reason === "out_of_bounds")
     const overCall = yield* s.asA(Effect.gen(function*() {
       return yield* signAnything("call", {
-        v: 1, typ: "call", id: yield* freshId, chain: w1.chain as unknown as Json, from: s.A, op: "travel/book", args: { ...s.bookArgs, amount: 61000 }
+        v: 1, typ: "call", id: yield* freshId, chain: w1.chainJson, from: s.A, op: "travel/book", args: { ...s.bookArgs, amount: 61000 }
       })
     }))
     const r62 = yield* post(s, s.bx, "refuse-overcharge", overCall)
@@ -101,7 +100,7 @@ const expiredWrit = (s: Stage) =>
     yield* s.t.log("  6.6 use an expired writ: writ_e expired ten seconds ago")
     const nowE = yield* unixSeconds
     const we = yield* s.asA(Writ.issueRoot({ hld: s.B, bnd: s.bookingBounds, exp: nowE - 10 }))
-    yield* s.t.save("writ_e", we.writ as unknown as Json)
+    yield* s.t.save("writ_e", we.json)
     const expCall = yield* s.asA(Writ.makeCall({ chain: we.chain, op: "travel/book", args: s.bookArgs }))
     const r66 = yield* post(s, s.bx, "refuse-expired", expCall.call.json)
     yield* expectSignedRefusal(s, "B", expCall.call.json, r66, "expired", s.B)
@@ -113,7 +112,7 @@ const revokedWrit = (s: Stage) =>
     yield* s.t.log("  6.7 use a revoked writ: A revokes writ_r at B, then calls under it")
     const nowR = yield* unixSeconds
     const wr = yield* s.asA(Writ.issueRoot({ hld: s.B, bnd: s.bookingBounds, exp: nowR + 600 }))
-    yield* s.t.save("writ_r", wr.writ as unknown as Json)
+    yield* s.t.save("writ_r", wr.json)
     const rvk = yield* s.asA(Writ.makeRevoke({ chain: wr.chain }))
     const rr = yield* post(s, s.bx, "revoke-writ_r", rvk.revoke.json)
     const rrv = yield* checkRevokeAnswer(rvk.revoke.json, rr.json)

@@ -25,7 +25,7 @@ export const revokeInFlight = (s: Stage) =>
     yield* s.t.step("7. A revoke cancels work in flight at B, is forwarded to C, and the acks come back")
     const now = yield* unixSeconds
     const w3 = yield* s.asA(Writ.issueRoot({ hld: s.B, bnd: s.bookingBounds, exp: now + 600 }))
-    yield* s.t.save("writ_3", w3.writ as unknown as Json)
+    yield* s.t.save("writ_3", w3.json)
     const slowCall = yield* s.asA(Writ.makeCall({ chain: w3.chain, op: "travel/book", args: { ...s.bookArgs, hold: true } }))
     yield* s.t.log(`  A calls B under writ_3 (call ${slowCall.call.id}); C's charge stays in flight`)
     const inflight = yield* Effect.fork(post(s, s.bx, "call-A-B-inflight", slowCall.call.json))

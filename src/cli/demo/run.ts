@@ -1,4 +1,4 @@
-// The three-agent demo (spec Appendix A; issue 3 item 7). A is this process; B (booking) and C
+// The three-agent demo (spec Appendix A). A is this process; B (booking) and C
 // (payment) are `mandate writ serve` processes on loopback, each with its own key and SQLite store.
 //
 //  1. discovery: A reads B's /.well-known/writ (Appendix B)

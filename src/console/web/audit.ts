@@ -4,7 +4,7 @@
 // server, loaded one keyset page at a time as the reader scrolls (or presses "Load more"), so a
 // store of millions of entries never reaches the page whole.
 import type { AuditCount, AuditPage, AuditRowView, AuditSort } from "../api.js"
-import { api, errorLine, fill, h, ident } from "./dom.js"
+import { api, errorLine, fill, h, humanUtc, who } from "./dom.js"
 
 const columns: ReadonlyArray<{ key: AuditSort; label: string }> = [
   { key: "seq", label: "#" },
@@ -20,12 +20,12 @@ const row = (r: AuditRowView) =>
   h("tr", { "data-reason": r.reason ?? "", "data-outcome": r.outcome },
     h("td", { class: "num" }, r.seq),
     // The executor's time is integer Unix seconds (section 9.3); shown as UTC, the number in the tooltip.
-    h("td", { class: "num", title: String(r.time) }, new Date(r.time * 1000).toISOString().replace(".000Z", "Z")),
+    h("td", { class: "num nowrap", title: String(r.time) }, humanUtc(new Date(r.time * 1000).toISOString())),
     h("td", {}, r.kind),
     h("td", {}, r.op ?? "–"),
     h("td", { class: `outcome o-${r.outcome}` }, r.outcome),
     h("td", {}, r.reason ?? ""),
-    h("td", {}, ident(r.principal)))
+    h("td", {}, who(r.principal)))
 
 export const auditView = (root: HTMLElement) => {
   const field = (name: string, label: string, type = "text") =>

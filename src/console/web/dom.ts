@@ -56,6 +56,22 @@ export const short = (v: string | null | undefined): string =>
 /** A full identifier shown short, the whole of it in the tooltip and to screen readers. */
 export const ident = (v: string | null | undefined) => h("span", { class: "ident", title: v ?? "", "aria-label": v ?? "none" }, short(v))
 
+/** The principals' names (`--keys`), by each form of their key: set once from /api/info. */
+const names = new Map<string, string>()
+export const setNames = (entries: ReadonlyArray<{ readonly id: string; readonly label: string }>) => {
+  for (const e of entries) names.set(e.id, e.label)
+}
+
+/** A principal by name when its key file was given, else its id shown short; the whole id in the tooltip. */
+export const who = (v: string | null | undefined) =>
+  v === null || v === undefined ? "–" : h("span", { class: names.has(v) ? "who named" : "who ident", title: v, "data-id": v }, names.get(v) ?? short(v))
+
+/** ISO text as a person reads it: `2026-12-03 07:57:57 UTC` (the whole instant in the tooltip). */
+export const humanUtc = (iso: string): string => {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d(?::\d\d)?)/.exec(iso)
+  return m === null ? iso : `${m[1]} ${m[2]} UTC`
+}
+
 export const errorLine = (e: unknown) =>
   h("p", { class: "error", role: "alert" }, e instanceof ApiError ? `error: ${e.reason}: ${e.detail}` : `error: ${String(e)}`)
 

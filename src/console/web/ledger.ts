@@ -1,28 +1,14 @@
 /// <reference lib="dom" />
-// The budgets-and-ledger view: the hash-chain verdict (`mandate ledger verify`), spend over time by
-// protocol, principal or action kind, what remains of each limit, decisions by reason code, the
-// same grouping `mandate ledger stats` prints, and the replay diff (`mandate ledger replay`).
-import type { LedgerView, SpendPoint, StoreLimits } from "../api.js"
-import { hbars, stackedBars } from "./charts.js"
-import { api, errorLine, fill, h, ident } from "./dom.js"
+// The budgets-and-ledger view: the hash-chain verdict (`mandate ledger verify`), what remains of
+// each limit, decisions by reason code, the same grouping `mandate ledger stats` prints, and the
+// replay diff (`mandate ledger replay`). Spend over time is its own view (spend.ts); the ledger's
+// lines are another (`linesView`), read a page at a time.
+import type { LedgerLines, LedgerView, StoreLimits } from "../api.js"
+import { hbars } from "./charts.js"
+import { api, errorLine, fill, h, humanUtc, ident, who } from "./dom.js"
 
-type GroupBy = "protocol" | "principal" | "kind"
-type Metric = "count" | "tokens" | "usd"
-
-const metricOf = (p: SpendPoint, m: Metric) => (m === "count" ? p.count : m === "tokens" ? p.tokens : Number(p.usd))
-
-const spendChart = (points: ReadonlyArray<SpendPoint>, by: GroupBy, metric: Metric) => {
-  const buckets = [...new Set(points.map((p) => p.bucket))].sort()
-  const names = [...new Set(points.map((p) => p[by]))].sort()
-  const series = names.map((name) => ({
-    name: by === "principal" && name.startsWith("did:key:") ? `${name.slice(0, 14)}…${name.slice(-6)}` : name,
-    values: buckets.map((b) => points.filter((p) => p.bucket === b && p[by] === name).reduce((a, p) => a + metricOf(p, metric), 0))
-  }))
-  return stackedBars(`Spend per hour by ${by} (${metric})`, buckets, series, metric === "usd" ? "USD" : metric)
-}
-
-const table = (caption: string, cols: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Node | string | number>>, id?: string) =>
-  h("div", { class: "scroll" }, h("table", { ...(id ? { id } : {}) },
+const table = (caption: string, cols: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Node | string | number>>, id?: string, box?: "tall") =>
+  h("div", { class: box === undefined ? "scroll" : "scroll tall" }, h("table", { ...(id ? { id } : {}) },
     h("caption", {}, caption),
     h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c)))))))
@@ -42,7 +28,10 @@ const storeLimits = () => {
     if (next === null) return
     try {
       const page = await api<StoreLimits>(`/api/store-limits?after=${encodeURIComponent(next)}`)
-      body.append(...page.limits.map((l) => h("tr", {}, [l.key, l.unit, l.limit, l.used, l.remaining].map((c) => h("td", {}, c)), h("td", {}, meter(l.used, l.limit)))))
+      body.append(...page.limits.map((l) => h("tr", {},
+        // `writ/count/<writ id>`: the id shown short, the whole key in the tooltip and data-id.
+        h("td", { class: "ident", title: l.key, "data-id": l.key }, l.key.split("/").map((p, i) => (i === 2 && p.length > 12 ? `${p.slice(0, 10)}…` : p)).join("/")),
+        [l.unit, l.limit, l.used, l.remaining].map((c) => h("td", {}, c)), h("td", {}, meter(l.used, l.limit)))))
       next = page.next
       more.hidden = next === null
     } catch (e) {
@@ -71,37 +60,25 @@ export const ledgerView = async (root: HTMLElement, hasLedger: boolean, hasStore
   } catch (e) {
     return fill(root, h("h2", {}, "Budgets and the ledger"), writLimits, errorLine(e))
   }
-  const chart = h("div", { id: "spend-chart" })
-  const by = h("select", { id: "group-by" }, ["protocol", "principal", "kind"].map((x) => h("option", { value: x }, x)))
-  const metric = h("select", { id: "metric" }, ["count", "tokens", "usd"].map((x) => h("option", { value: x }, x)))
-  const redraw = () => fill(chart, spendChart(v.spend, by.value as GroupBy, metric.value as Metric))
-  by.addEventListener("change", redraw)
-  metric.addEventListener("change", redraw)
-  redraw()
   const c = v.chain
   fill(root,
     h("h2", {}, `Budgets and the ledger: ${v.ledger}`),
     h("p", { id: "chain-verdict", class: `verdict ${c.ok ? "v-valid" : "v-unverifiable"}`, role: "status" },
       c.ok ? ["✓ hash chain intact: ", String(c.lines), " lines, head ", ident(c.head)] : ["✗ hash chain broken: ", h("strong", {}, c.reason ?? "?"), ` — ${c.detail ?? ""}`]),
     h("p", { id: "stats-summary" }, v.stats.summary),
-    h("section", { "aria-label": "spend over time" },
-      h("h3", {}, "Spend over time"),
-      h("div", { class: "controls" }, h("label", {}, "group by ", by), h("label", {}, "measure ", metric)),
-      chart),
-    h("section", { "aria-label": "limits" },
+    h("div", { class: "cols wide-left" }, h("div", {}, h("section", { "aria-label": "limits" },
       h("h3", {}, "Remaining per ledger budget"),
       v.limits.length === 0 ? h("p", { class: "muted" }, "No limit was drawn on in this ledger.") :
         table("Each limit the guard reserved against, with what its store records as used", ["limit key", "unit", "limit", "used", "remaining", ""],
           v.limits.map((l) => [l.key, l.unit, l.limit, l.used, l.remaining, meter(l.used, l.limit)]), "limits-table")),
-    writLimits,
+    writLimits),
     h("section", { "aria-label": "decisions by reason" },
       h("h3", {}, "Decisions by reason code"),
-      hbars("Decisions by reason code", v.decisions.map((d) => ({ label: `${d.protocol}: ${d.reason}`, value: d.count }))),
-      table("Decisions by reason code", ["protocol", "reason", "count"], v.decisions.map((d) => [d.protocol, d.reason, d.count]), "decisions-table")),
-    h("section", { "aria-label": "ledger stats" },
+      hbars("Decisions by reason code", v.decisions.map((d) => ({ label: `${d.protocol}: ${d.reason}`, value: d.count }))))),
+    h("div", { class: "cols wide-left" }, h("section", { "aria-label": "ledger stats" },
       h("h3", {}, "By protocol, principal and reason (as mandate ledger stats)"),
       table("mandate ledger stats", ["protocol", "principal", "reason", "count", "tokens", "usd"],
-        v.stats.rows.map((r) => [r.protocol, r.principal, r.reason, r.count, r.tokens, r.usd]), "stats-table")),
+        v.stats.rows.map((r) => [r.protocol, who(r.principal), r.reason, r.count, r.tokens, r.usd]), "stats-table", "tall")),
     h("section", { "aria-label": "replay" },
       h("h3", {}, "Replay diff"),
       v.replay === null ? h("p", { class: "muted" }, "No policy given (start the console with --policy FILE to replay the ledger under it).") :
@@ -112,5 +89,45 @@ export const ledgerView = async (root: HTMLElement, hasLedger: boolean, hasStore
             ["would allow (refused)", v.replay.newly_allowed.count, v.replay.newly_allowed.tokens, v.replay.newly_allowed.usd]
           ], "replay-table"),
           table("Changed decisions by reason", ["reason", "actions", "tokens", "usd"], v.replay.by_reason.map((r) => [r.reason, r.count, r.tokens, r.usd]), "replay-reasons"),
-          h("p", { class: "muted" }, v.replay.note))))
+          h("p", { class: "muted" }, v.replay.note)))))
+}
+
+/** The ledger's lines, a keyset page at a time ("More lines" asks for the next). */
+export const linesView = (root: HTMLElement, hasLedger: boolean) => {
+  if (!hasLedger) return fill(root, h("h2", {}, "Ledger lines"), h("p", {}, "No ledger given (start with --ledger FILE)."))
+  const body = h("tbody", { id: "ledger-lines-rows" })
+  const more = h("button", { type: "button", id: "ledger-lines-more", hidden: true }, "More lines")
+  const status = h("p", { id: "ledger-lines-status", role: "status", "aria-live": "polite" })
+  let next: string | null = "-1"
+  let shown = 0
+  const load = async () => {
+    if (next === null) return
+    more.disabled = true
+    try {
+      const page = await api<LedgerLines>(`/api/ledger/lines?after=${encodeURIComponent(next)}&limit=50`)
+      body.append(...page.lines.map((l) => h("tr", { "data-type": l.type },
+        h("td", { class: "num" }, l.seq),
+        h("td", { title: l.at, class: "nowrap" }, humanUtc(l.at)),
+        h("td", {}, l.type),
+        h("td", {}, l.principal === null ? "" : who(l.principal)),
+        h("td", {}, l.summary))))
+      shown += page.lines.length
+      next = page.next
+      more.hidden = next === null
+      status.textContent = `${shown} lines shown${next === null ? " (the whole ledger)" : ""}`
+    } catch (e) {
+      body.append(h("tr", {}, h("td", { colspan: 5 }, errorLine(e))))
+      next = null
+    } finally {
+      more.disabled = false
+    }
+  }
+  more.addEventListener("click", () => void load())
+  fill(root, h("h2", {}, "Ledger lines"),
+    h("div", { class: "scroll tall lines" }, h("table", { id: "ledger-lines" },
+      h("caption", {}, "Every line of the ledger, oldest first, fifty at a time"),
+      h("thead", {}, h("tr", {}, ["#", "time", "type", "principal", "what"].map((c) => h("th", { scope: "col" }, c)))),
+      body)),
+    status, more)
+  void load()
 }

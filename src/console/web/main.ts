@@ -4,15 +4,18 @@
 // linked to and reloaded.
 import type { ConsoleInfo } from "../api.js"
 import { auditView } from "./audit.js"
-import { api, errorLine, fill, h } from "./dom.js"
-import { ledgerView } from "./ledger.js"
+import { api, errorLine, fill, h, setNames } from "./dom.js"
+import { ledgerView, linesView } from "./ledger.js"
+import { spendView } from "./spend.js"
 import { tallyView } from "./tally.js"
 
-type View = "tally" | "audit" | "ledger"
+type View = "tally" | "audit" | "spend" | "ledger" | "lines"
 const views: ReadonlyArray<{ id: View; label: string }> = [
   { id: "tally", label: "Tally trees" },
   { id: "audit", label: "Audit" },
-  { id: "ledger", label: "Budgets & ledger" }
+  { id: "spend", label: "Spend" },
+  { id: "ledger", label: "Budgets & ledger" },
+  { id: "lines", label: "Ledger lines" }
 ]
 
 const start = async () => {
@@ -24,6 +27,7 @@ const start = async () => {
   } catch (e) {
     return fill(app, errorLine(e))
   }
+  setNames(info.names)
   const tabs = views.map((v) => h("button", { role: "tab", id: `tab-${v.id}`, "aria-controls": "panel", type: "button" }, v.label))
   const show = (id: View, focus = false) => {
     tabs.forEach((t, i) => {
@@ -36,6 +40,8 @@ const start = async () => {
     if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`)
     if (id === "tally") tallyView(panel)
     else if (id === "audit") info.store === null ? fill(panel, h("h2", {}, "Audit record"), h("p", {}, "No store given (start with --store FILE).")) : auditView(panel)
+    else if (id === "spend") info.store === null && info.ledger === null ? fill(panel, h("h2", {}, "Spend"), h("p", {}, "No store nor ledger given (start with --store FILE or --ledger FILE).")) : void spendView(panel)
+    else if (id === "lines") linesView(panel, info.ledger !== null)
     else void ledgerView(panel, info.ledger !== null, info.store !== null)
   }
   tabs.forEach((t, i) => {

@@ -3,7 +3,7 @@
 // answers, for the full section 6.2 verdict), or pick a call from the executor's store; the tree
 // is drawn hop by hop, and under each hop the chain of writs it ran under, bound by bound.
 import type { CallList, HopView, TreeView } from "../api.js"
-import { api, errorLine, fill, h, ident } from "./dom.js"
+import { api, errorLine, fill, h, ident, who } from "./dom.js"
 
 const verdictText: Record<HopView["verdict"], string> = {
   valid: "✓ valid",
@@ -20,7 +20,7 @@ const narrowingTable = (hop: HopView) =>
     : h("div", { class: "scroll" }, h("table", { class: "narrowing" },
       h("caption", {}, "Chain of writs under this hop, root first: each column is a writ, each row a bound; ▼ marks what a delegation narrowed"),
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "bound"), hop.chain.map((w, i) =>
-        h("th", { scope: "col" }, i === 0 ? "root " : `hop ${i} `, ident(w.id), h("br"), "held by ", ident(w.hld))))),
+        h("th", { scope: "col" }, i === 0 ? "root " : `hop ${i} `, ident(w.id), h("br"), "held by ", who(w.hld))))),
       h("tbody", {}, hop.narrowing.map((r) =>
         h("tr", {}, h("th", { scope: "row" }, r.name), r.values.map((v, i) =>
           h("td", { class: r.narrowedAt.includes(i) ? "narrowed" : "" }, r.narrowedAt.includes(i) ? "▼ " : "", v ?? "—")))))))
@@ -34,7 +34,7 @@ const hopCard = (hop: HopView, depth: number): HTMLElement => {
       h("dt", {}, "op"), h("dd", {}, hop.op),
       h("dt", {}, "status"), h("dd", {}, hop.st, hop.err ? ` (${hop.err})` : ""),
       h("dt", {}, "used"), h("dd", {}, hop.used.length === 0 ? "nothing" : hop.used.map((u) => `${u.name} ${u.amount}`).join(", ")),
-      h("dt", {}, "signer"), h("dd", {}, hop.signer === null ? "unknown" : ident(hop.signer)),
+      h("dt", {}, "signer"), h("dd", {}, hop.signer === null ? "unknown" : who(hop.signer)),
       h("dt", {}, "tally"), h("dd", {}, ident(hop.tally)),
       h("dt", {}, "writ"), h("dd", {}, ident(hop.writ)),
       h("dt", {}, "accepted at"), h("dd", {}, String(hop.acc))),

@@ -19,9 +19,9 @@ import {
   type ApprovalStoreError,
   JobReceipt,
   storeUnavailable,
-  type ApprovalStoreShape,
-  type Draw
+  type ApprovalStoreShape
 } from "../../yea/approval/index.js"
+import type { Draw } from "../../yea/approval/policy.js"
 import {
   consentFile,
   consumedContent,

@@ -11,8 +11,8 @@
 //
 // Reserve is one statement, `SELECT accounting_reserve(...)` (the function is a migration): steps
 // 1-3 run on the server, in autocommit when the caller has no Atomic step open (the statement is its
-// own transaction) and inside the caller's step otherwise. Measured on the composed step (issue 13
-// item 5, `npm run bench -- reserve --diagnose`): 7 round trips per reserve (BEGIN, the id lock, the
+// own transaction) and inside the caller's step otherwise. Measured on the composed step (`npm
+// run bench -- reserve --diagnose`): 7 round trips per reserve (BEGIN, the id lock, the
 // idempotency read, the lock upsert, the usage update, the insert, COMMIT), two tuple versions of
 // the hot row per reserve, and the hot row locked across four of the round trips: 74% of the
 // backends' samples waited on the lock holder's transaction (Lock:transactionid), 16% were the holder

@@ -1,4 +1,4 @@
-// Group commit for PostgreSQL reserves made outside any caller's step (issue 13 item 5). A hot
+// Group commit for PostgreSQL reserves made outside any caller's step. A hot
 // limit's row lock is held until the holder's COMMIT has been flushed to the WAL, so one row can
 // take at most one reserve per WAL flush however short the statement is: measured with the
 // one-statement reserve, the lock holder spent most of its hold in IO:WALSync. Concurrent reserves

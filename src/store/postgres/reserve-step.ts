@@ -1,4 +1,4 @@
-// PostgreSQL's reserve step as one statement (issue 13 item 5): `accounting_reserve`, a function the
+// PostgreSQL's reserve step as one statement: `accounting_reserve`, a function the
 // Migrator creates, does on the server what accounting/core.ts composes from the backend's
 // primitives elsewhere, so no client round trip happens while a limit's row is locked. It joins the
 // caller's transaction inside an Atomic step and is its own transaction outside one (there the

@@ -33,6 +33,12 @@ export interface TransactionDialect {
   readonly begin: string
   /** Whether a failed statement leaves the transaction rolled back or aborted by the database. */
   readonly abandons: (error: SqlError) => boolean
+  /**
+   * Whether BEGIN, COMMIT, ROLLBACK and the savepoint statements go through the driver's cache of
+   * prepared statements. SQLite: their texts are few (a savepoint is named by its depth), and
+   * preparing each anew cost every atomic step of a guarded action a native prepare per statement.
+   */
+  readonly cached?: boolean
 }
 
 interface Step {
@@ -77,7 +83,8 @@ const guard = (conn: Connection, step: Step, dialect: TransactionDialect): Conne
 
 const steps = new WeakMap<Connection, { readonly raw: Connection; readonly step: Step }>()
 
-const statement = (conn: Connection, sql: string) => conn.executeUnprepared(sql, [], undefined)
+const statement = (conn: Connection, sql: string, dialect: TransactionDialect) =>
+  dialect.cached === true ? conn.execute(sql, [], undefined) : conn.executeUnprepared(sql, [], undefined)
 
 /** The transaction boundary over `sql` (see the module comment). */
 export const makeTransaction = (sql: SqlClient.SqlClient, dialect: TransactionDialect): AtomicService["transaction"] =>
@@ -109,10 +116,10 @@ const outermost = <A, E, R>(
     const conn = guard(raw, step, dialect)
     steps.set(conn, { raw, step })
     const exit = yield* Effect.exit(Effect.zipRight(
-      Effect.mapError(statement(raw, dialect.begin), (e) => transactionError(dialect, "begin", e)),
+      Effect.mapError(statement(raw, dialect.begin, dialect), (e) => transactionError(dialect, "begin", e)),
       Effect.provideService(self, SqlClient.TransactionConnection, [conn, 0] as const)
     ))
-    const quietRollback = Effect.ignore(statement(raw, "ROLLBACK"))
+    const quietRollback = Effect.ignore(statement(raw, "ROLLBACK", dialect))
     let result: Exit.Exit<A, E | StoreError>
     if (Exit.isSuccess(exit)) {
       if (step.abandoned !== undefined) {
@@ -125,7 +132,7 @@ const outermost = <A, E, R>(
           `not committed, the database abandoned the transaction: ${describeCause(step.abandoned.error)}`
         ))
       } else {
-        const committed = yield* Effect.exit(statement(raw, "COMMIT"))
+        const committed = yield* Effect.exit(statement(raw, "COMMIT", dialect))
         if (Exit.isFailure(committed)) {
           // SQLite keeps the transaction open after some failed commits (SQLITE_BUSY): end it.
           yield* quietRollback
@@ -135,7 +142,7 @@ const outermost = <A, E, R>(
         }
       }
     } else {
-      const rolledBack = yield* Effect.exit(statement(raw, "ROLLBACK"))
+      const rolledBack = yield* Effect.exit(statement(raw, "ROLLBACK", dialect))
       // A rollback that fails after the database abandoned the transaction has nothing left to undo
       // (SQLite: "no transaction is active"); otherwise the store cannot vouch for its state.
       result = Exit.isFailure(rolledBack) && step.abandoned === undefined && Cause.isFailType(exit.cause)
@@ -160,7 +167,7 @@ const savepoint = <A, E, R>(
     // Opening a savepoint in an abandoned transaction is refused by the guard, as any statement.
     yield* Effect.mapError(
       Effect.suspend(() =>
-        step.abandoned === undefined ? statement(raw, `SAVEPOINT ${name}`) : statement(conn, `SAVEPOINT ${name}`)
+        step.abandoned === undefined ? statement(raw, `SAVEPOINT ${name}`, dialect) : statement(conn, `SAVEPOINT ${name}`, dialect)
       ),
       (e) => transactionError(dialect, "savepoint", e)
     )
@@ -170,18 +177,18 @@ const savepoint = <A, E, R>(
     step.depth = outer
     if (Exit.isSuccess(exit)) {
       if (step.abandoned !== undefined) return yield* exit // the outermost step refuses to commit
-      const released = yield* Effect.exit(statement(raw, `RELEASE SAVEPOINT ${name}`))
+      const released = yield* Effect.exit(statement(raw, `RELEASE SAVEPOINT ${name}`, dialect))
       if (Exit.isFailure(released)) {
         step.abandoned ??= { error: Cause.squash(released.cause), depth: outer }
         return yield* Effect.fail(transactionError(dialect, "savepoint", Cause.squash(released.cause)))
       }
       return exit.value
     }
-    const rolledBack = yield* Effect.exit(statement(raw, `ROLLBACK TO SAVEPOINT ${name}`))
+    const rolledBack = yield* Effect.exit(statement(raw, `ROLLBACK TO SAVEPOINT ${name}`, dialect))
     if (Exit.isSuccess(rolledBack)) {
       // The transaction is alive again: a failure inside this savepoint no longer counts.
       if (step.abandoned !== undefined && step.abandoned.depth >= depth) step.abandoned = undefined
-      yield* Effect.ignore(statement(raw, `RELEASE SAVEPOINT ${name}`))
+      yield* Effect.ignore(statement(raw, `RELEASE SAVEPOINT ${name}`, dialect))
       return yield* exit
     }
     step.abandoned ??= { error: Cause.squash(rolledBack.cause), depth: outer }

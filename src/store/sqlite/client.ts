@@ -66,7 +66,8 @@ const dialect = (filename: string): TransactionDialect => ({
   store: "sqlite",
   location: filename,
   begin: "BEGIN IMMEDIATE",
-  abandons: sqliteAbandons
+  abandons: sqliteAbandons,
+  cached: true
 })
 
 /** Where SQLite keeps no file of its own: nothing to create. */

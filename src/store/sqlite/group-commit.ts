@@ -1,4 +1,4 @@
-// Group commit for the embedded store (issue 13 item 3): under `synchronous=FULL` every COMMIT is one
+// Group commit for the embedded store: under `synchronous=FULL` every COMMIT is one
 // fsync of the WAL, and one fsync per call capped the executor at a few hundred calls a second. Here
 // one fiber, owned by the Layer's scope, takes the atomic steps that are queued (up to `maxBatch`,
 // without waiting for more when fewer are there: an idle store adds no latency) and runs them in

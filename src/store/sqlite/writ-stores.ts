@@ -1,52 +1,20 @@
 // SQLite Writ executor stores (spec section 9): one file, WAL, on the shared connection of
 // src/store/sqlite/client.ts, so `Atomic.transaction` makes the call store's pending entry and the
 // Reservations rows of the count and total stores one SQLite transaction (section 7 steps 9 and
-// 10), and every other atomic step likewise. Every table is append-or-update by key; nothing here
-// is kept in process memory, so a restart (a new connection on the same file) sees exactly what
-// was committed.
-//
-// JSON objects are stored as their RFC 8785 text and read back with the strict reader, so an
-// answer from the store is byte for byte the answer first given (section 7 step 9).
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+// 10), and every other atomic step likewise. The stores themselves are src/store/sql/
+// writ-stores.ts; this module is SQLite's dialect of them, its tables and its group commit.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
-import { type StoreError, storeError } from "../../accounting/store-error.js"
-import type { Json } from "../../kernel/json.js"
-import {
-  AckStore,
-  AuditLog,
-  CallStore,
-  DelegationStore,
-  ReversalStore,
-  RevokeStore,
-  TallyStore,
-  type WritStores,
-  writStoresContext
-} from "../../writ/executor/stores.js"
+import type { StoreError } from "../../accounting/store-error.js"
+import { type WritStores, writStoresContext } from "../../writ/executor/stores.js"
 import type { StoreMigrations } from "../sql/migrations.js"
+import { makeStores, type WritDialect } from "../sql/writ-stores.js"
 import type { AdmissionGate } from "../../writ/executor/admission-gate.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
 import * as GroupCommitLayer from "./group-commit.js"
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.js"
 import * as SqliteReservations from "./reservations.js"
-import {
-  acceptedFromRow,
-  AckRow,
-  ackFromRow,
-  AuditRow,
-  auditFromRow,
-  callEntryFromRow,
-  CallRow,
-  heldFromRow,
-  issuedFromRow,
-  IssuedRow,
-  ObjectRow,
-  pendingRow,
-  ReversalRow,
-  reversalFromRow,
-  StoredJson,
-  TallyRow
-} from "../sql/writ-rows.js"
 
 /**
  * IF NOT EXISTS: a store written before the Migrator already has these tables (recorded as
@@ -86,209 +54,21 @@ export const migrations: StoreMigrations = {
   }
 }
 
-/** Maps every failure of a store operation (driver errors and undecodable rows included) to the shared StoreError. */
-const op = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
-  Effect.mapError(self, storeError(name))
-
-const encodeCall = Schema.encode(CallRow)
-const encodeTally = Schema.encode(TallyRow)
-const encodeIssued = Schema.encode(IssuedRow)
-const encodeAck = Schema.encode(AckRow)
-const json = Schema.encode(StoredJson)
-const optionalJson = (v: Option.Option<Json>) => Option.isSome(v) ? Effect.map(json(v.value), (t): string | null => t) : Effect.succeed(null)
-const none = Schema.Void
-
-export const makeCallStore = Effect.map(SqlClient.SqlClient, (sql) => {
-  const findOne = SqlSchema.findOne({
-    Request: Schema.Struct({ leaf: Schema.String, id: Schema.String }),
-    Result: CallRow,
-    execute: ({ id, leaf }) => sql`SELECT * FROM writ_calls WHERE leaf = ${leaf} AND id = ${id}`
-  })
-  const findPending = SqlSchema.findAll({
-    Request: none,
-    Result: CallRow,
-    execute: () => sql`SELECT * FROM writ_calls WHERE state = 'pending' ORDER BY rowid`
-  })
-  return CallStore.of({
-    get: (leaf, id) => findOne({ leaf, id }).pipe(Effect.map(Option.map(callEntryFromRow)), op("writ.callStore.get")),
-    insertPending: (a) =>
-      Effect.flatMap(encodeCall(pendingRow(a)), (row) => sql`INSERT INTO writ_calls ${sql.insert(row)}`).pipe(
-        Effect.asVoid,
-        op("writ.callStore.insertPending")
-      ),
-    finalize: (leaf, id, tally, res) =>
-      Effect.gen(function*() {
-        const rows = yield* sql`UPDATE writ_calls SET state = 'final', tally = ${yield* json(tally)},
-          res = ${yield* optionalJson(res)} WHERE leaf = ${leaf} AND id = ${id} RETURNING id`
-        if (rows.length !== 1) return yield* Effect.fail(new Error(`call store: ${leaf}/${id} was never recorded`))
-      }).pipe(op("writ.callStore.finalize")),
-    pending: findPending(undefined).pipe(Effect.map((rows) => rows.map(acceptedFromRow)), op("writ.callStore.pending"))
-  })
-})
-
-export const makeTallyStore = Effect.map(SqlClient.SqlClient, (sql) => {
-  const findOne = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: TallyRow,
-    execute: (id) => sql`SELECT * FROM writ_tallies WHERE tally = ${id}`
-  })
-  // The tallies listed in one index table under one value. SQLite's default BINARY collation
-  // compares bytes: ASCII order for identities (section 8.2).
-  const under = (index: "writ_tally_writs" | "writ_tally_issuers", column: "writ" | "iss") =>
-    SqlSchema.findAll({
-      Request: Schema.String,
-      Result: TallyRow,
-      execute: (value) =>
-        sql`SELECT t.* FROM ${sql(index)} x JOIN writ_tallies t ON t.tally = x.tally
-          WHERE x.${sql(column)} = ${value} ORDER BY t.acc, t.tally`
-    })
-  const underWrit = under("writ_tally_writs", "writ")
-  const underIssuer = under("writ_tally_issuers", "iss")
-  return TallyStore.of({
-    put: (h) =>
-      Effect.gen(function*() {
-        yield* sql`INSERT OR IGNORE INTO writ_tallies ${sql.insert(yield* encodeTally(h))}`
-        // One statement per index, every row at once.
-        const writs = [...new Set(h.chain)].map((writ) => ({ writ, tally: h.tally }))
-        const keys = [...new Set(h.issuers)].map((iss) => ({ iss, tally: h.tally }))
-        if (writs.length > 0) yield* sql`INSERT OR IGNORE INTO writ_tally_writs ${sql.insert(writs)}`
-        if (keys.length > 0) yield* sql`INSERT OR IGNORE INTO writ_tally_issuers ${sql.insert(keys)}`
-      }).pipe(op("writ.tallyStore.put")),
-    get: (id) => findOne(id).pipe(Effect.map(Option.map(heldFromRow)), op("writ.tallyStore.get")),
-    underWrit: (writ) => underWrit(writ).pipe(Effect.map((rows) => rows.map(heldFromRow)), op("writ.tallyStore.underWrit")),
-    underIssuer: (iss) =>
-      underIssuer(iss).pipe(Effect.map((rows) => rows.map(heldFromRow)), op("writ.tallyStore.underIssuer"))
-  })
-})
-
-export const makeRevokeStore = Effect.map(SqlClient.SqlClient, (sql) =>
-  RevokeStore.of({
-    record: (r) =>
-      sql`INSERT INTO writ_revokes ${
-        sql.insert({ revoke: r.revoke, writ: r.writ, iss: r.iss, exp: r.exp, rcv: r.rcv })
-      }`.pipe(Effect.asVoid, op("writ.revokeStore.record")),
-    covers: (writs, issuers) =>
-      Effect.map(
-        sql`SELECT 1 AS hit FROM writ_revokes WHERE
-          (writ <> '*' AND writ IN ${sql.in(writs.length > 0 ? writs : [""])})
-          OR (writ = '*' AND iss IN ${sql.in(issuers.length > 0 ? issuers : [""])}) LIMIT 1`,
-        (rows) => rows.length > 0
-      ).pipe(op("writ.revokeStore.covers"))
-  }))
-
-export const makeReversalStore = Effect.map(SqlClient.SqlClient, (sql) => {
-  const findOne = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: ReversalRow,
-    execute: (target) => sql`SELECT * FROM writ_reversals WHERE target = ${target}`
-  })
-  return ReversalStore.of({
-    get: (target) => findOne(target).pipe(Effect.map(Option.map(reversalFromRow)), op("writ.reversalStore.get")),
-    begin: (target, call) =>
-      sql`INSERT INTO writ_reversals (target, state, call, res) VALUES (${target}, 'begun', ${call}, NULL)
-        ON CONFLICT (target) DO UPDATE SET state = 'begun', call = excluded.call, res = NULL`.pipe(
-        Effect.asVoid,
-        op("writ.reversalStore.begin")
-      ),
-    succeed: (target, call, res) =>
-      Effect.flatMap(optionalJson(res), (text) =>
-        sql`INSERT INTO writ_reversals (target, state, call, res) VALUES (${target}, 'succeeded', ${call}, ${text})
-        ON CONFLICT (target) DO UPDATE SET state = 'succeeded', call = excluded.call, res = excluded.res`).pipe(
-          Effect.asVoid,
-          op("writ.reversalStore.succeed")
-        ),
-    clear: (target) =>
-      sql`DELETE FROM writ_reversals WHERE target = ${target}`.pipe(Effect.asVoid, op("writ.reversalStore.clear")),
-    markBegunUnknown: Effect.map(
-      sql`UPDATE writ_reversals SET state = 'unknown' WHERE state = 'begun' RETURNING target`,
-      (rows) => rows.length
-    ).pipe(op("writ.reversalStore.markBegunUnknown"))
-  })
-})
-
-export const makeDelegationStore = Effect.map(SqlClient.SqlClient, (sql) => {
-  const Call = Schema.Struct({ leaf: Schema.String, id: Schema.String })
-  const issuedFor = SqlSchema.findAll({
-    Request: Call,
-    Result: ObjectRow,
-    execute: ({ id, leaf }) => sql`SELECT object FROM writ_issued WHERE leaf = ${leaf} AND id = ${id} ORDER BY seq`
-  })
-  const subsFor = SqlSchema.findAll({
-    Request: Call,
-    Result: ObjectRow,
-    execute: ({ id, leaf }) => sql`SELECT object FROM writ_subs WHERE leaf = ${leaf} AND id = ${id} ORDER BY seq`
-  })
-  const issuedUnder = SqlSchema.findAll({
-    Request: Schema.Struct({ writ: Schema.String, iss: Schema.String }),
-    Result: IssuedRow,
-    execute: ({ iss, writ }) =>
-      writ === "*"
-        ? sql`SELECT * FROM writ_issued WHERE EXISTS
-            (SELECT 1 FROM json_each(writ_issued.above_issuers) WHERE value = ${iss}) ORDER BY seq`
-        : sql`SELECT * FROM writ_issued WHERE EXISTS
-            (SELECT 1 FROM json_each(writ_issued.above) WHERE value = ${writ}) ORDER BY seq`
-  })
-  return DelegationStore.of({
-    recordIssued: (w) =>
-      Effect.flatMap(
-        encodeIssued({ ...w, above_issuers: w.aboveIssuers }),
-        (row) => sql`INSERT OR IGNORE INTO writ_issued ${sql.insert(row)}`
-      ).pipe(Effect.asVoid, op("writ.delegationStore.recordIssued")),
-    recordSub: (s) =>
-      Effect.flatMap(json(s.object), (object) =>
-        sql`INSERT INTO writ_subs (leaf, id, sub_call, signer, object)
-        VALUES (${s.leaf}, ${s.id}, ${s.subCall}, ${s.signer}, ${object})
-        ON CONFLICT (leaf, id, sub_call, signer) DO UPDATE SET object = excluded.object`).pipe(
-          Effect.asVoid,
-          op("writ.delegationStore.recordSub")
-        ),
-    forCall: (leaf, id) =>
-      Effect.all({ wrt: issuedFor({ leaf, id }), sub: subsFor({ leaf, id }) }).pipe(
-        Effect.map(({ sub, wrt }) => ({ wrt: wrt.map((r) => r.object), sub: sub.map((r) => r.object) })),
-        op("writ.delegationStore.forCall")
-      ),
-    issuedUnder: (writ, iss) =>
-      issuedUnder({ writ, iss }).pipe(Effect.map((rows) => rows.map(issuedFromRow)), op("writ.delegationStore.issuedUnder"))
-  })
-})
-
-export const makeAckStore = Effect.map(SqlClient.SqlClient, (sql) => {
-  const forRevoke = SqlSchema.findAll({
-    Request: Schema.String,
-    Result: AckRow,
-    execute: (revoke) => sql`SELECT * FROM writ_acks WHERE revoke = ${revoke} ORDER BY ack`
-  })
-  return AckStore.of({
-    keep: (k) =>
-      Effect.flatMap(encodeAck(k), (row) => sql`INSERT OR IGNORE INTO writ_acks ${sql.insert(row)}`).pipe(
-        Effect.asVoid,
-        op("writ.ackStore.keep")
-      ),
-    forRevoke: (revoke) => forRevoke(revoke).pipe(Effect.map((rows) => rows.map(ackFromRow)), op("writ.ackStore.forRevoke"))
-  })
-})
-
-export const makeAuditLog = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // Under group commit an entry written outside any step joins the next batch (one fsync for many
-  // entries, group-commit.ts); it is still written before the request it records is answered.
-  const group = yield* Effect.serviceOption(GroupCommit)
-  const batched = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> =>
-    Option.isSome(group) ? group.value.run(self) : self
-  const readAll = SqlSchema.findAll({
-    Request: none,
-    Result: AuditRow,
-    execute: () => sql`SELECT entry FROM writ_audit ORDER BY seq`
-  })
-  return AuditLog.of({
-    append: (e) =>
-      batched(sql`INSERT INTO writ_audit (time, entry) VALUES (${e.time}, ${JSON.stringify(e)})`).pipe(
-        Effect.asVoid,
-        op("writ.auditLog.append")
-      ),
-    read: readAll(undefined).pipe(Effect.map((rows) => rows.map(auditFromRow)), op("writ.auditLog.read"))
-  })
-})
+/**
+ * SQLite's dialect: every column read as stored (`*`), acceptance in rowid order, the default
+ * BINARY collation already comparing bytes (ASCII order for identities, section 8.2), `INSERT OR
+ * IGNORE`, `IN (...)` lists and `json_each` over the JSON array text.
+ */
+export const dialect: WritDialect = {
+  columns: { calls: "*", tallies: "t.*", reversals: "*", issued: "*" },
+  acceptanceOrder: "rowid",
+  bytes: (column) => column,
+  insertIgnore: (sql, table, rows) => sql`INSERT OR IGNORE INTO ${sql(table)} ${sql.insert(rows)}`,
+  // `IN ()` is not SQL: an empty list is one no identity matches.
+  oneOf: (sql, column, values) => sql`${sql(column)} IN ${sql.in(values.length > 0 ? values : [""])}`,
+  jsonArrayHas: (sql, column, value) =>
+    sql`EXISTS (SELECT 1 FROM json_each(writ_issued.${sql(column)}) WHERE value = ${value})`
+}
 
 /**
  * Every Writ store on the SQLite connection in context; applies this module's migrations first. With
@@ -297,15 +77,11 @@ export const makeAuditLog = Effect.gen(function*() {
 export const storesLayer: Layer.Layer<WritStores, StoreError, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function*() {
     yield* migrate(migrations)
-    return writStoresContext({
-      calls: yield* makeCallStore,
-      tallies: yield* makeTallyStore,
-      revokes: yield* makeRevokeStore,
-      reversals: yield* makeReversalStore,
-      delegations: yield* makeDelegationStore,
-      acks: yield* makeAckStore,
-      audit: yield* makeAuditLog
-    })
+    const sql = yield* SqlClient.SqlClient
+    // Under group commit an entry written outside any step joins the next batch (one fsync for many
+    // entries, group-commit.ts); it is still written before the request it records is answered.
+    const group = yield* Effect.serviceOption(GroupCommit)
+    return writStoresContext(makeStores(sql, dialect, (self) => Option.isSome(group) ? group.value.run(self) : self))
   })
 )
 

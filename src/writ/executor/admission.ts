@@ -25,9 +25,9 @@ import { checkExpiry, checkPeer, checkRevoked, checkRoot } from "./live-checks.j
 import { rememberReplay } from "./replays.js"
 import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type AuditBase, type ExecutorEnv, rememberIssuers, signWith, unsavedCovers } from "./state.js"
+import { type AuditBase, rememberIssuers, signWith, type StepEnv, unsavedCovers } from "./state.js"
 import type { AcceptedCall } from "./stores.js"
-import { signPending, signRefusal } from "./tally-sign.js"
+import { identity, signPending, signRefusal } from "./tally-sign.js"
 
 /** What step 9 found, or that the call was accepted. */
 type Found =
@@ -72,7 +72,19 @@ export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): A
  * Steps 1 to 10 for the call in `input`, delivered by `peer` (section 7.6). `replayKey` names the
  * received bytes (replays.ts): a final answer found at step 9 is remembered under it.
  */
-export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKey: string | null = null): Effect.Effect<Admission> => {
+/** What steps 3 to 10 read and change. */
+type CheckedEnv = StepEnv<
+  "atomic" | "calls" | "did" | "gate" | "peers" | "reservations" | "revokes" | "roots",
+  "knownIssuers" | "running" | "unsaved"
+>
+
+/** What admission reads and changes: steps 1 to 10, its audit (9.3) and decisions. */
+export type AdmitEnv = CheckedEnv & StepEnv<
+  "auditLog" | "decisions" | "signer",
+  "refusalAudit" | "replayAudit" | "replays" | "suppressed" | "suppressedReplays"
+>
+
+export const admit = (env: AdmitEnv, input: ObjectInput, peer: Peer, replayKey: string | null = null): Effect.Effect<Admission> => {
   const peerName = peerNameOf(peer)
   return Effect.gen(function*() {
     const now = yield* unixSeconds
@@ -130,11 +142,23 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKe
             )
         }
       }),
-      // Steps 3 to 10: a signed `failed` tally, returned and not stored.
+      // Steps 3 to 10: a signed `failed` tally, returned and not stored. A chain whose root this
+      // executor does not accept authenticates nobody it acts for: anyone can sign one with a key
+      // of their own, as many as they like. Its refusal's audit row is therefore on the peer's
+      // allowance for unauthenticated refusals (section 9.3, section 12), as steps 1 and 2 are.
       Effect.catchTag("SignedRefusal", (e) =>
         Effect.flatMap(
           Effect.zipRight(publishRefused(env, facts, e.reason), sign(signRefusal(checked.id, leaf.id, K.op, now, e.reason))),
-          (tally) => answered({ _tag: "tally", tally, res: Option.none() })
+          (tally) => {
+            const answer = { _tag: "tally", tally, res: Option.none() } as const
+            return Effect.flatMap(env.roots.accepts(chain[0].value.iss), (anchored) =>
+              anchored
+                ? answered(answer)
+                : Effect.as(
+                  auditRefusal(env, { ...fullAudit, outcome: String(tally.st), reason: e.reason, signed: identity(tally) }),
+                  { _tag: "answered", answer } as const
+                ))
+          }
         ))
     )
   }).pipe(
@@ -145,7 +169,7 @@ export const admit = (env: ExecutorEnv, input: ObjectInput, peer: Peer, replayKe
 
 /** Steps 3 to 10 of a call that passed steps 1 and 2. */
 const admitChecked = (
-  env: ExecutorEnv,
+  env: CheckedEnv,
   checked: CheckedCall,
   chain: ReadonlyArray<CheckedWrit>,
   now: number,

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import type { CallAnswer } from "./answers.js"
 import { AUDIT_SUPPRESSED, type Peer } from "./services.js"
-import type { AuditBase, ExecutorEnv } from "./state.js"
+import type { AuditBase, ExecutorState, StepEnv } from "./state.js"
 import type { AuditEntry } from "./stores.js"
 import { hashOf, identity } from "./tally-sign.js"
 
@@ -32,7 +32,7 @@ const bounded = (e: AuditEntry): AuditEntry => ({
   signed: boundField(e.signed)
 })
 
-export const audit = (env: ExecutorEnv, entry: AuditEntry) =>
+export const audit = (env: StepEnv<"auditLog">, entry: AuditEntry) =>
   env.auditLog.append(bounded(entry)).pipe(
     Effect.catchAll((e) => Effect.logWarning(`audit record not written: ${e.message}`))
   )
@@ -50,7 +50,7 @@ const SUPPRESSED_PEERS_MAX = 10_000
  * Audits the refusal of a request that did not authenticate (section 7 steps 1 and 2, an invalid
  * or over-rate revoke, a transport refusal) within its peer's allowance, or counts it.
  */
-export const auditRefusal = (env: ExecutorEnv, entry: AuditEntry) =>
+export const auditRefusal = (env: StepEnv<"auditLog", "refusalAudit" | "suppressed">, entry: AuditEntry) =>
   auditBounded(env, entry, env.state.refusalAudit, env.state.suppressed, "refusals")
 
 /**
@@ -59,7 +59,7 @@ export const auditRefusal = (env: ExecutorEnv, entry: AuditEntry) =>
  * an unauthenticated sender could make the executor write (section 9.3, bounded by rate per peer).
  */
 export const auditReplay = (
-  env: ExecutorEnv,
+  env: StepEnv<"auditLog", "replayAudit" | "suppressedReplays">,
   base: AuditBase,
   answer: Extract<CallAnswer, { _tag: "tally" }>,
   signed: string = identity(answer.tally)
@@ -73,9 +73,9 @@ export const auditReplay = (
   )
 
 const auditBounded = (
-  env: ExecutorEnv,
+  env: StepEnv<"auditLog">,
   entry: AuditEntry,
-  buckets: ExecutorEnv["state"]["refusalAudit"],
+  buckets: ExecutorState["refusalAudit"],
   suppressed: Map<string | null, number>,
   what: string
 ) =>
@@ -96,7 +96,7 @@ const auditBounded = (
   })
 
 /** Writes the summary rows still owed (when the executor closes). */
-export const flushSuppressed = (env: ExecutorEnv, time: number) =>
+export const flushSuppressed = (env: StepEnv<"auditLog", "suppressed" | "suppressedReplays">, time: number) =>
   Effect.forEach([[env.state.suppressed, "refusals"], [env.state.suppressedReplays, "replays"]] as const, ([counts, what]) =>
     Effect.forEach([...counts], ([peer, count]) =>
       Effect.zipRight(
@@ -110,7 +110,7 @@ export const peerNameOf = (peer: Peer): string | null =>
 
 /** The audit record of a call or revoke refused before it had an identity (section 9.3). */
 export const auditUnidentified = (
-  env: ExecutorEnv,
+  env: StepEnv<"auditLog", "refusalAudit" | "suppressed">,
   time: number,
   kind: AuditEntry["kind"],
   peer: string | null,
@@ -122,7 +122,7 @@ export const auditUnidentified = (
   })
 
 /** Audits a call's answer with the call's fields, and returns the answer. */
-export const auditAnswer = (env: ExecutorEnv, base: AuditBase, answer: CallAnswer, outcome?: string) =>
+export const auditAnswer = (env: StepEnv<"auditLog">, base: AuditBase, answer: CallAnswer, outcome?: string) =>
   Effect.as(
     audit(env, {
       ...base,

@@ -1,11 +1,11 @@
-// Section 7's decisions as events for the decision ledger (issue 9 item 9: "the Writ executor's
-// decisions (accepted, refused with its reason, consumed count/total)"). The executor publishes to
+// Section 7's decisions as events for the decision ledger (accepted, refused with its
+// reason, the count and total consumed). The executor publishes to
 // accounting's DecisionEvents and never imports the ledger (DESIGN.md); publishing never fails a
 // call (a sink logs its own failures).
 import { Effect } from "effect"
 import { protocolDecision } from "../../accounting/decision-events.js"
 import type { LimitSpec } from "../../accounting/reservations.js"
-import type { ExecutorEnv } from "./state.js"
+import type { StepEnv } from "./state.js"
 
 export interface CallFacts {
   /** `from` of the call (null before step 1 gave the call an identity). */
@@ -16,7 +16,7 @@ export interface CallFacts {
 }
 
 /** A refusal: section 7 steps 1-2 (unsigned error) or 3-10 (signed `failed` tally), with its code. */
-export const publishRefused = (env: ExecutorEnv, facts: CallFacts, reason: string): Effect.Effect<void> =>
+export const publishRefused = (env: StepEnv<"decisions">, facts: CallFacts, reason: string): Effect.Effect<void> =>
   env.decisions.publish(protocolDecision({ protocol: "writ", kind: "refused", ...facts, operation: facts.op, reason }))
 
 /**
@@ -29,7 +29,7 @@ const drawName = (key: string): string => {
 }
 
 /** Acceptance (step 10 passed): `accepted`, then `consumed` with every count and total drawn. */
-export const publishAccepted = (env: ExecutorEnv, facts: CallFacts, limits: ReadonlyArray<LimitSpec>): Effect.Effect<void> =>
+export const publishAccepted = (env: StepEnv<"decisions">, facts: CallFacts, limits: ReadonlyArray<LimitSpec>): Effect.Effect<void> =>
   Effect.zipRight(
     env.decisions.publish(protocolDecision({ protocol: "writ", kind: "accepted", ...facts, operation: facts.op })),
     limits.length === 0

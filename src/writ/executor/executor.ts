@@ -24,7 +24,7 @@ import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
 import { Peer, type RevokeIntake } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type ExecutorEnv, type ExecutorOptions, type ExecutorRequirements, makeEnv } from "./state.js"
+import { type ExecutorEnv, type ExecutorOptions, type ExecutorRequirements, makeEnv, type StepEnv } from "./state.js"
 import type { AuditEntry, StoreError } from "./stores.js"
 
 export * from "./answers.js"
@@ -72,10 +72,10 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
       if (admitted._tag === "answered") return admitted
       const { accepted, checked } = admitted
       const { state } = env
-      // Step 11: perform the operation; step 12: sign and persist the tally. Once accepted, the
+      // Step 11: perform the operation; step 12: sign and persist the tally (with the call's
+      // audit fields, admitted.base). Once accepted, the
       // work runs to its tally on a fiber the executor's scope owns: a caller that goes away (a
       // dropped connection) neither cancels it nor leaves its record pending.
-      state.auditBases.set(accepted.call, admitted.base)
       // Interruptible explicitly: a fork inherits its parent's interruption mask, and a transport
       // may run the call uninterruptibly (as @effect/platform runs HTTP handlers); an operation
       // that races its stop signal (section 9.1) must still be able to interrupt the loser.
@@ -88,20 +88,17 @@ const call = (env: ExecutorEnv, input: ObjectInput, peer: Peer = Peer.none): Eff
     }))
     if (started._tag === "answered") return started.answer
     const { admitted, work } = started
-    const { accepted, checked } = admitted
-    const { state } = env
-    const answer = yield* Fiber.join(work)
+    const { answer, audited } = yield* Fiber.join(work)
     // Only a final tally that was persisted is remembered (a pending one is not an answer to keep).
-    if (key !== null) rememberReplay(env, key, checked, admitted.chain, answer)
+    if (key !== null) rememberReplay(env, key, admitted.checked, admitted.chain, answer)
     // Written with the final tally unless that step failed (then the pending answer is audited).
-    if (!state.auditBases.has(accepted.call)) return answer
-    state.auditBases.delete(accepted.call)
+    if (audited) return answer
     return yield* auditAnswer(env, admitted.base, answer)
   })
 
 /** Runs `self` with what the executor owns and was configured with when it was built: its
- * verification cache (issue 11 item 3) and section 12's root lifetime, whoever calls it. */
-const owned = <A, E>(env: ExecutorEnv, self: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+ * verification cache and section 12's root lifetime, whoever calls it. */
+const owned = <A, E>(env: StepEnv<"cache" | "rootLifetime">, self: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   self.pipe(Effect.provideService(VerificationCache, env.cache), Effect.provideService(RootLifetime, env.rootLifetime))
 
 /**

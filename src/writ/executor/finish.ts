@@ -4,10 +4,9 @@
 // durable record resolves to after a restart.
 import { Effect, Option } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
-import type { CallAnswer } from "./answers.js"
 import { storeStep } from "./failures.js"
 import { APPLICATION_ERROR, type Outcome } from "./services.js"
-import { type ExecutorEnv, signWith } from "./state.js"
+import { type AuditBase, type Performed, signWith, type StepEnv } from "./state.js"
 import type { AcceptedCall, StoreError } from "./stores.js"
 import { identity, signPending, signOutcome } from "./tally-sign.js"
 
@@ -27,13 +26,24 @@ const coverSubs = (used: Readonly<Record<string, number>>, sub: ReadonlyArray<Js
   return out
 }
 
-/** Step 12 for `accepted` with `outcome`; `reversal` is sys/undo's reversal-store write (8.1). */
+/** What step 12 reads: the stores it writes in one step, the key it signs with, and what
+ * tells it whether the call delegated (section 7.5). */
+export type FinishEnv = StepEnv<
+  "signer" | "atomic" | "calls" | "tallies" | "auditLog" | "reservations" | "delegations",
+  "delegating" | "recovering"
+>
+
+/**
+ * Step 12 for `accepted` with `outcome`; `reversal` is sys/undo's reversal-store write (8.1);
+ * `base` the call's audit fields, written in the same step (section 9.3), if it has them here.
+ */
 export const finish = (
-  env: ExecutorEnv,
+  env: FinishEnv,
   accepted: AcceptedCall,
   outcome: Outcome,
-  reversal: Effect.Effect<void, StoreError>
-): Effect.Effect<CallAnswer> =>
+  reversal: Effect.Effect<void, StoreError>,
+  base: AuditBase | null
+): Effect.Effect<Performed> =>
   Effect.gen(function*() {
     const { state } = env
     const sign = signWith(env)
@@ -70,8 +80,7 @@ export const finish = (
       })
       yield* reversal
       // The call's audit entry goes in the same step (one commit instead of two, section 9.3).
-      const base = state.auditBases.get(accepted.call)
-      if (base !== undefined) {
+      if (base !== null) {
         yield* env.auditLog.append({
           ...base,
           outcome: String(tally.st),
@@ -87,14 +96,13 @@ export const finish = (
         yield* settle.pipe(Effect.catchIf((e) => e._tag !== "StoreError", () => Effect.void))
       }
     })).pipe(storeStep("writ.finish"))
-    state.auditBases.delete(accepted.call)
-    return { _tag: "tally", tally, res } as const
+    return { answer: { _tag: "tally", tally, res } as const, audited: base !== null }
   }).pipe(
     // Section 9: performed but not persisted; answer what the durable record will resolve to.
     Effect.catchTag("StoreError", (e) =>
       Effect.gen(function*() {
         yield* Effect.logWarning(`final tally not persisted (${e.operation}): ${e.message}`)
         const tally = yield* signWith(env)(signPending(accepted.call, accepted.leaf, accepted.op, accepted.acc))
-        return { _tag: "tally", tally, res: Option.none() } as const
+        return { answer: { _tag: "tally", tally, res: Option.none() } as const, audited: false }
       }))
   )

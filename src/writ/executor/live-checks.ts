@@ -10,7 +10,7 @@ import type { WritError } from "../reason.js"
 import type { CheckedWrit } from "../writ.js"
 import { refuse, type SignedRefusal } from "./failures.js"
 import type { Peer } from "./services.js"
-import { type ExecutorEnv, unsavedCovers } from "./state.js"
+import { type StepEnv, unsavedCovers } from "./state.js"
 import type { StoreError } from "./stores.js"
 
 /** Step 4, forward calls only: every writ unexpired at `now` (and section 12's root lifetime). */
@@ -18,13 +18,13 @@ export const checkExpiry = (chain: ReadonlyArray<CheckedWrit>, now: number, stan
   standing ? Effect.void : checkCallExpiry(chain, now)
 
 /** Step 5: the executor acts under writs rooted at the chain's root issuer (section 7.1). */
-export const checkRoot = (env: ExecutorEnv, chain: ReadonlyArray<CheckedWrit>): Effect.Effect<void, SignedRefusal> =>
+export const checkRoot = (env: StepEnv<"roots">, chain: ReadonlyArray<CheckedWrit>): Effect.Effect<void, SignedRefusal> =>
   Effect.flatMap(env.roots.accepts(chain[0].value.iss), (ok) => (ok ? Effect.void : refuse("root_not_accepted")))
 
 /** Step 7, forward calls only: no writ of the chain revoked, by identity or key-wide, in the store
  * or among the revokes this process could not persist (section 9). */
 export const checkRevoked = (
-  env: ExecutorEnv,
+  env: StepEnv<"revokes", "unsaved">,
   chain: ReadonlyArray<string>,
   issuers: ReadonlyArray<string>,
   standing: boolean
@@ -35,7 +35,7 @@ export const checkRevoked = (
       revoked || unsavedCovers(env, chain, issuers) ? refuse("revoked") : Effect.void)
 
 /** Step 8's first check (section 7.6): an authenticated peer speaks for `from`, failing closed. */
-export const checkPeer = (env: ExecutorEnv, peer: Peer, from: string): Effect.Effect<void, SignedRefusal> =>
+export const checkPeer = (env: StepEnv<"peers">, peer: Peer, from: string): Effect.Effect<void, SignedRefusal> =>
   peer._tag === "none"
     ? Effect.void
     : peer._tag === "unnamed"

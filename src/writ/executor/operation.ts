@@ -5,7 +5,7 @@ import { Deferred, Effect, Option } from "effect"
 import type { JsonObject } from "../../kernel/json.js"
 import { verifyTallyObject } from "../tally.js"
 import { APPLICATION_ERROR, type Operation, type Outcome } from "./services.js"
-import type { ExecutorEnv } from "./state.js"
+import type { StepEnv } from "./state.js"
 import type { AcceptedCall, HeldTally } from "./stores.js"
 import { hashOf, identity } from "./tally-sign.js"
 
@@ -27,7 +27,7 @@ const wellFormed = (o: Outcome): boolean => {
 
 /** The operation of an accepted call: a forward one, or the reversal of a sys/undo (8.1). */
 export const operation = (
-  env: ExecutorEnv,
+  env: StepEnv<"delegations", "delegating">,
   kind: Operation["kind"],
   accepted: AcceptedCall,
   call: JsonObject,
@@ -77,7 +77,7 @@ export const operation = (
 })
 
 /** Performs `op` with the application; a malformed outcome or a failure is `failed`. */
-export const runApplication = (env: ExecutorEnv, op: Operation): Effect.Effect<Outcome> =>
+export const runApplication = (env: StepEnv<"app">, op: Operation): Effect.Effect<Outcome> =>
   env.app.perform(op).pipe(
     Effect.flatMap((outcome) =>
       wellFormed(outcome)

@@ -3,15 +3,15 @@
 // began and never reported becomes unknown (8.1).
 import { Effect, Option } from "effect"
 import { audit } from "./audit.js"
-import { finish } from "./finish.js"
+import { finish, type FinishEnv } from "./finish.js"
 import type { Outcome } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type ExecutorEnv } from "./state.js"
+import type { StepEnv } from "./state.js"
 import { StoreError } from "./stores.js"
 import { identity } from "./tally-sign.js"
 
 /** Resolves every pending record; returns how many there were. */
-export const recover = (env: ExecutorEnv): Effect.Effect<number, StoreError> =>
+export const recover = (env: FinishEnv & StepEnv<"app" | "reversals", "recovering">): Effect.Effect<number, StoreError> =>
   Effect.gen(function*() {
     env.state.recovering = true
     // A reversal that began and never reported: its outcome is unknown (section 8.1).
@@ -23,7 +23,8 @@ export const recover = (env: ExecutorEnv): Effect.Effect<number, StoreError> =>
       const outcome: Outcome = Option.isSome(found) && !p.standing
         ? found.value
         : { st: "failed", code: "unknown_outcome" }
-      const answer = yield* finish(env, p, outcome, Effect.void)
+      // No audit fields here: the crash lost them, so the entry is written below from the record.
+      const { answer } = yield* finish(env, p, outcome, Effect.void, null)
       // The call's audit entry: the crash lost the one it would have had when answered (9.3).
       yield* audit(env, {
         time: yield* unixSeconds, kind: "call", identity: p.call, unparsed: null, principal: null, peer: null,

@@ -1,4 +1,4 @@
-// Replays answered from a lookup (issue 13 item 3): a call whose exact bytes were fully verified
+// Replays answered from a lookup: a call whose exact bytes were fully verified
 // and answered with a final tally is answered again from the table of replay-table.ts, with no
 // cryptography and no write beyond the bounded audit (section 9.3), but only when full processing
 // would give the same answer. Section 7 puts steps 4 (expiry), 5 (root acceptance), 7 (revocation)
@@ -20,7 +20,7 @@ import { refusalOf } from "./failures.js"
 import { entryBytes, type ReplayEntry } from "./replay-table.js"
 import type { Peer } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type AuditBase, type ExecutorEnv, signWith } from "./state.js"
+import { type AuditBase, signWith, type StepEnv } from "./state.js"
 import { identity, signRefusal } from "./tally-sign.js"
 
 /** Lookups of received bytes, by outcome: `answered` (the stored answer), `refused` (a check of
@@ -38,7 +38,7 @@ const counted = (outcome: keyof typeof byOutcome) => byOutcome[outcome]
 
 /** Remembers the final answer of a verified call under the key of its received bytes. */
 export const rememberReplay = (
-  env: ExecutorEnv,
+  env: StepEnv<never, "replays">,
   key: string,
   checked: CheckedCall,
   chain: ReadonlyArray<CheckedWrit>,
@@ -50,7 +50,13 @@ export const rememberReplay = (
 }
 
 /** The answer to the bytes under `key` from the table, or None for full processing. */
-export const answerReplay = (env: ExecutorEnv, key: string, peer: Peer): Effect.Effect<Option.Option<CallAnswer>> =>
+/** What answering a replay reads: the live checks of section 7 and the replay audit (9.3). */
+export type ReplayEnv = StepEnv<
+  "auditLog" | "decisions" | "peers" | "revokes" | "roots" | "signer",
+  "replayAudit" | "replays" | "suppressedReplays" | "unsaved"
+>
+
+export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Effect<Option.Option<CallAnswer>> =>
   Effect.suspend(() => {
     const entry = env.state.replays.get(key)
     if (entry === undefined) return Effect.as(counted("missed"), Option.none())

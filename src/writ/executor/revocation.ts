@@ -13,7 +13,7 @@ import { audit, auditRefusal, auditUnidentified, peerNameOf } from "./audit.js"
 import { storeStep, UnsignedError } from "./failures.js"
 import { type AckWithBody, Peer, RATE_LIMITED, type RevokeIntake, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type ExecutorEnv, signWith } from "./state.js"
+import { signWith, type StepEnv } from "./state.js"
 import { hashOf, identity, signAck, signPending } from "./tally-sign.js"
 
 /** Section 9.4 step 4: the body is an object whose `held` and `open` are arrays. */
@@ -22,7 +22,7 @@ const isAckBody = (u: Json): boolean =>
   Array.isArray((u as JsonObject).held) && Array.isArray((u as JsonObject).open)
 
 /** Keeps each forwarded ack that passes section 9.4 steps 2 to 4 for this revoke; drops any other. */
-const keepAck = (env: ExecutorEnv, revokeId: string, a: AckWithBody) =>
+const keepAck = (env: StepEnv<"acks">, revokeId: string, a: AckWithBody) =>
   Effect.gen(function*() {
     const checked = yield* checkObject(ackSpec, a.ack)
     yield* checkSignature(ackSpec, checked, checked.value.iss)
@@ -33,7 +33,7 @@ const keepAck = (env: ExecutorEnv, revokeId: string, a: AckWithBody) =>
   }).pipe(Effect.catchTag("WritError", () => Effect.void))
 
 /** Runs `stop` signals of every forward operation the revoke covers (section 9.1). */
-const stopCovered = (env: ExecutorEnv, covers: (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) => boolean) =>
+const stopCovered = (env: StepEnv<never, "running">, covers: (chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) => boolean) =>
   Effect.forEach(
     [...env.state.running.values()].filter((run) => run.forward && covers(run.chain, run.issuers)),
     (run) => Deferred.succeed(run.stop, undefined),
@@ -41,7 +41,7 @@ const stopCovered = (env: ExecutorEnv, covers: (chain: ReadonlyArray<string>, is
   )
 
 /** Stops every forward operation under a revoke with these keys, recorded by another process (9.1). */
-export const stopUnder = (env: ExecutorEnv, keys: GateKeys) =>
+export const stopUnder = (env: StepEnv<never, "running">, keys: GateKeys) =>
   stopCovered(env, (chain, issuers) => keys.writs.some((w) => chain.includes(w)) || keys.issuers.some((i) => issuers.includes(i)))
 
 /**
@@ -49,15 +49,21 @@ export const stopUnder = (env: ExecutorEnv, keys: GateKeys) =>
  * accepts or an issuer of a chain rooted at one (the revoke's own chain, verified at step 4, or an
  * accepted call's). A fresh key can sign a valid revoke of itself; it cannot become known.
  */
-const isKnown = (env: ExecutorEnv, iss: string, root: string | null) =>
+const isKnown = (env: StepEnv<"roots", "knownIssuers">, iss: string, root: string | null) =>
   Effect.gen(function*() {
     if (env.state.knownIssuers.has(iss)) return true
     if (yield* env.roots.accepts(iss)) return true
     return root !== null && (yield* env.roots.accepts(root))
   })
 
+/** What section 9.1 reads and changes. */
+export type RevokeEnv = StepEnv<
+  "acks" | "atomic" | "auditLog" | "calls" | "delegations" | "did" | "forwarder" | "gate" | "revokes" | "roots" | "signer" | "tallies",
+  "knownIssuers" | "refusalAudit" | "running" | "suppressed" | "unsaved"
+>
+
 export const revoke = (
-  env: ExecutorEnv,
+  env: RevokeEnv,
   input: ObjectInput,
   peer: Peer = Peer.none,
   intake?: RevokeIntake

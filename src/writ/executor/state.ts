@@ -2,8 +2,9 @@
 // 9); what is here lives only as long as the process, and a restart loses exactly this, as section
 // 14.1 says: the stop signals of running operations, the reversals running
 // now, revokes that could not be persisted (still honored while the process runs, section 9), the
-// calls that delegated, and the audit fields of accepted calls waiting for their final tally.
-import { Context, Deferred, type Duration, Effect, FiberSet, Option, type Scope } from "effect"
+// calls that delegated. (The audit fields of an accepted call travel with it as a value, from
+// admission to its final tally: see perform.ts.)
+import { Context, Deferred, type Duration, Effect, FiberSet, type Scope } from "effect"
 import { DecisionEvents, type DecisionEventsService } from "../../accounting/decision-events.js"
 import { Atomic, Reservations } from "../../accounting/reservations.js"
 import { didKeyFromPublicKey } from "../../kernel/didkey.js"
@@ -85,7 +86,7 @@ export interface ExecutorState {
    * Accepted work (section 7 steps 11 and 12), owned by the executor's scope rather than by the
    * request that brought it: a dropped connection does not end it, closing the executor does.
    */
-  readonly work: FiberSet.FiberSet<CallAnswer>
+  readonly work: FiberSet.FiberSet<Performed>
   /** Running operations by call identity. */
   readonly running: Map<string, Running>
   /** Reversals running in this process, by target tally: one at a time per tally (section 8.1). */
@@ -96,8 +97,6 @@ export interface ExecutorState {
   readonly delegating: Set<string>
   /** Set while recovery after restart runs: every finished call reads its delegations back. */
   recovering: boolean
-  /** Audit fields of accepted calls, written with their final tally (section 9.3). */
-  readonly auditBases: Map<string, AuditBase>
   /** Issuers of chains accepted in this process: known principals for revoke intake (12). */
   readonly knownIssuers: Set<string>
   /** The allowance of audit rows for unauthenticated refusals, by peer (section 9.3). */
@@ -112,8 +111,17 @@ export interface ExecutorState {
   readonly replays: ReplayTable
 }
 
-/** Everything the executor's steps read: its services, its own key and its state. */
-export interface ExecutorEnv {
+/**
+ * An accepted call's answer once performed, and whether its audit entry was written with the
+ * final tally (section 9.3; when that step failed, the answer is audited on its own).
+ */
+export interface Performed {
+  readonly answer: CallAnswer
+  readonly audited: boolean
+}
+
+/** The executor's own key and the services its steps read. */
+export interface ExecutorServices {
   /** The executor's own key (the leaf `hld` it acts as, section 7 step 6). */
   readonly did: string
   readonly signer: Context.Tag.Service<Signer>
@@ -130,12 +138,12 @@ export interface ExecutorEnv {
   readonly delegations: Context.Tag.Service<DelegationStore>
   readonly acks: Context.Tag.Service<AckStore>
   readonly auditLog: Context.Tag.Service<AuditLog>
-  /** Decoded keys and passed signature checks, owned by this executor (issue 11 item 3). */
+  /** Decoded keys and passed signature checks, owned by this executor. */
   readonly cache: Context.Tag.Service<VerificationCache>
   /** Section 12's limit on a root's remaining lifetime, as configured when the executor was built. */
   readonly rootLifetime: Context.Tag.Service<RootLifetime>
   /**
-   * Where section 7's decisions are published (issue 9 item 9): the DecisionEvents in context when
+   * Where section 7's decisions are published: the DecisionEvents in context when
    * the executor was built, optional (none: dropped), so a ledger is chosen by the composition root.
    */
   readonly decisions: DecisionEventsService
@@ -144,8 +152,20 @@ export interface ExecutorEnv {
    * AdmissionGate in context when the executor was built, or one step at a time in this process.
    */
   readonly gate: AdmissionGateService
+}
+
+/** Everything the executor owns: its services, its own key and its state. */
+export interface ExecutorEnv extends ExecutorServices {
   readonly state: ExecutorState
 }
+
+/**
+ * What one step is handed: the services `K` it uses and the parts `S` of the state it reads or
+ * changes (the whole ExecutorEnv satisfies every step; a step cannot reach what it does not name).
+ */
+export type StepEnv<K extends keyof ExecutorServices, S extends keyof ExecutorState = never> = [S] extends [never]
+  ? Pick<ExecutorServices, K>
+  : Pick<ExecutorServices, K> & { readonly state: Pick<ExecutorState, S> }
 
 /** The services in context and a fresh state, whose accepted work lives in the current scope. */
 export const makeEnv = (
@@ -171,16 +191,15 @@ export const makeEnv = (
     auditLog: Context.get(context, AuditLog),
     cache: Context.get(context, VerificationCache),
     rootLifetime: yield* RootLifetime,
-    decisions: Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void })),
+    decisions: yield* DecisionEvents,
     gate: yield* gateFromContext,
     state: {
-      work: yield* FiberSet.make<CallAnswer>(),
+      work: yield* FiberSet.make<Performed>(),
       running: new Map(),
       reversing: new Map(),
       unsaved: [],
       delegating: new Set(),
       recovering: false,
-      auditBases: new Map(),
       knownIssuers: new Set(),
       refusalAudit: tokenBuckets(options.refusalAudit ?? { burst: 100, perSecond: 10 }, yield* Effect.clock),
       suppressed: new Map(),
@@ -192,15 +211,15 @@ export const makeEnv = (
 })
 
 /** Signs with the executor's own key. */
-export const signWith = (env: ExecutorEnv) => <A>(self: Effect.Effect<A, never, Signer>): Effect.Effect<A> =>
+export const signWith = (env: StepEnv<"signer">) => <A>(self: Effect.Effect<A, never, Signer>): Effect.Effect<A> =>
   Effect.provideService(self, Signer, env.signer)
 
 /** Section 9: a revoke that could not be persisted is still honored while the process runs. */
-export const unsavedCovers = (env: ExecutorEnv, chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
+export const unsavedCovers = (env: StepEnv<never, "unsaved">, chain: ReadonlyArray<string>, issuers: ReadonlyArray<string>) =>
   env.state.unsaved.some((r) => (r.writ === "*" ? issuers.includes(r.iss) : chain.includes(r.writ)))
 
 /** Remembers the issuers of an accepted chain as known principals, keeping the most recent. */
-export const rememberIssuers = (env: ExecutorEnv, issuers: ReadonlyArray<string>) => {
+export const rememberIssuers = (env: StepEnv<never, "knownIssuers">, issuers: ReadonlyArray<string>) => {
   const known = env.state.knownIssuers
   for (const iss of issuers) {
     known.delete(iss)

@@ -4,11 +4,11 @@ import { Effect } from "effect"
 import type { JsonObject } from "../../kernel/json.js"
 import type { CheckedWrit } from "../writ.js"
 import type { Outcome } from "./services.js"
-import type { ExecutorEnv } from "./state.js"
+import type { StepEnv } from "./state.js"
 import type { StoreError } from "./stores.js"
 
 export const performTallies = (
-  env: ExecutorEnv,
+  env: StepEnv<"tallies">,
   call: JsonObject,
   chain: ReadonlyArray<CheckedWrit>
 ): Effect.Effect<Outcome, StoreError> =>

@@ -5,20 +5,20 @@ import { Deferred, Effect, FiberId, Option } from "effect"
 import type { JsonObject } from "../../kernel/json.js"
 import { verifyTallyObject } from "../tally.js"
 import type { CheckedWrit } from "../writ.js"
-import type { CallAnswer } from "./answers.js"
-import { finish } from "./finish.js"
+import { finish, type FinishEnv } from "./finish.js"
 import { operation, runApplication } from "./operation.js"
 import { refuse, refuseUnavailable, type SignedRefusal, storeStep } from "./failures.js"
-import type { ExecutorEnv } from "./state.js"
+import type { AuditBase, Performed, StepEnv } from "./state.js"
 import type { AcceptedCall, StoreError } from "./stores.js"
 
 export const performUndo = (
-  env: ExecutorEnv,
+  env: FinishEnv & StepEnv<"app" | "did" | "reversals", "reversing">,
   accepted: AcceptedCall,
+  base: AuditBase | null,
   call: JsonObject,
   chain: ReadonlyArray<CheckedWrit>,
   stop: Deferred.Deferred<void>
-): Effect.Effect<CallAnswer> =>
+): Effect.Effect<Performed> =>
   Effect.gen(function*() {
     const { reversing } = env.state
     const args = call.args as JsonObject
@@ -62,7 +62,7 @@ export const performUndo = (
         if (Option.isSome(record) && record.value.state === "succeeded") {
           // Done before: perform nothing, answer ok with the successful reversal's body.
           const r = record.value
-          return yield* finish(env, accepted, Option.isSome(r.res) ? { st: "ok", res: r.res.value } : { st: "ok" }, Effect.void)
+          return yield* finish(env, accepted, Option.isSome(r.res) ? { st: "ok", res: r.res.value } : { st: "ok" }, Effect.void, base)
         }
         if (Option.isSome(record)) {
           // Begun and never reported (found after a restart, or its final write failed): store
@@ -75,10 +75,10 @@ export const performUndo = (
         const written = outcome.st === "ok"
           ? env.reversals.succeed(tallyId, accepted.call, outcome.res === undefined ? Option.none() : Option.some(outcome.res))
           : env.reversals.clear(tallyId)
-        return yield* finish(env, accepted, { ...outcome, rev: undefined }, written)
+        return yield* finish(env, accepted, { ...outcome, rev: undefined }, written, base)
       }).pipe(
         // Answered while the claim is held, so a waiter sees what this reversal left.
-        failedOutcome(env, accepted),
+        failedOutcome(env, accepted, base),
         // However this ends, the claim is released and the waiters look again.
         Effect.ensuring(Effect.suspend(() => {
           if (reversing.get(tallyId) === mine) reversing.delete(tallyId)
@@ -86,15 +86,15 @@ export const performUndo = (
         }))
       )
     }
-  }).pipe(failedOutcome(env, accepted))
+  }).pipe(failedOutcome(env, accepted, base))
 
 /**
  * The operation's own checks (section 8.1) fail as its `failed` outcome, signed and stored; a
  * store it cannot read fails it with the executor's code.
  */
-const failedOutcome = (env: ExecutorEnv, accepted: AcceptedCall) =>
-<R>(self: Effect.Effect<CallAnswer, SignedRefusal | StoreError, R>): Effect.Effect<CallAnswer, never, R> =>
+const failedOutcome = (env: FinishEnv, accepted: AcceptedCall, base: AuditBase | null) =>
+<R>(self: Effect.Effect<Performed, SignedRefusal | StoreError, R>): Effect.Effect<Performed, never, R> =>
   self.pipe(
     Effect.catchTag("StoreError", refuseUnavailable),
-    Effect.catchTag("SignedRefusal", (e) => finish(env, accepted, { st: "failed", code: e.reason }, Effect.void))
+    Effect.catchTag("SignedRefusal", (e) => finish(env, accepted, { st: "failed", code: e.reason }, Effect.void, base))
   )

@@ -1,7 +1,7 @@
-// The file layout of the approval store shared by a local stdio server and the `yea approve`
-// command (SPEC-approval §8 `FileStore`; approval.json `fileStore`), as pure functions of the key:
-// the file store Layer (src/store/file/approval.ts) writes exactly these paths and contents, and
-// the conformance runner checks them against the vectors. Every path is built from hashes or from
+// The file layout of the approval store (SPEC-approval §8 `FileStore`; approval.json `fileStore`),
+// as pure functions of the key: the conformance runner (conformance.ts) checks these paths and
+// contents against the vectors. No store Layer writes files yet: the local stdio server and the
+// `yea approve` command share the SQLite store (src/store/sqlite/approval.ts) instead. Every path is built from hashes or from
 // ids checked against their format, so no key can name a file outside the store.
 import { utf8 } from "../../kernel/canonical.js"
 import { hashB64 } from "../../kernel/hash.js"

@@ -9,15 +9,23 @@
 // §7 undo               undo.ts, receipt.ts
 // §8 the store          store.ts (the tag and the memory store)
 // outcome codes         reason.ts
-export * from "./reason.js"
-export * from "./plan.js"
-export * from "./phrase.js"
-export * from "./policy.js"
-export * from "./tighten.js"
-export * from "./form.js"
-export * from "./state.js"
-export * from "./judge.js"
-export * from "./consent.js"
-export * from "./receipt.js"
-export * from "./store.js"
-export * from "./undo.js"
+export {
+  ApprovalStoreError, AskAgain, ConsentInvalid, denied, Denied, InvalidInput, InvalidPhrase, NeedsApproval,
+  NotApproved, outOfBand, OutOfBand, refused, Refused, storeUnavailable, UndoRefused
+} from "./reason.js"
+export { checkInput, HashedPlan, hashPlan, hashPlans, inputHash, PlanSpec } from "./plan.js"
+export { effectivePhrase, phraseMatches } from "./phrase.js"
+export { decide, type Decision, toLedgerUnits } from "./policy.js"
+export { DEFAULT_TIGHTENING, isBlocking, mergeTightening, readTightening, type Tightening } from "./tighten.js"
+export { buildForm, planLines } from "./form.js"
+export {
+  checkState, keyedCodecLayer, makeCodec, newState, randomCodecLayer, RequestState, RequestStateCodec
+} from "./state.js"
+export { type Answer, judgeAnswer } from "./judge.js"
+export {
+  approveJobCode, checkJobConsent, decodeJobConsentCode, jobConsentCode, type JobConsentRequest,
+  signJobConsent
+} from "./consent.js"
+export { JobReceipt } from "./receipt.js"
+export { ApprovalStore, type ApprovalStoreShape, makeMemoryApprovalStore, memoryApprovalStore } from "./store.js"
+export { undoJob } from "./undo.js"

@@ -3,8 +3,9 @@
 // Every method is atomic on its own; `reserve` is all-or-nothing over the draws it is given. A
 // store failure is `ApprovalStoreError`, and every caller fails closed on it.
 //
-// Layers: `memoryApprovalStore` here (one process); SQLite in src/store/sqlite/approval.ts and the
-// file layout shared with the CLI in src/store/file/approval.ts.
+// Layers: `memoryApprovalStore` here (one process); SQLite in src/store/sqlite/approval.ts, the
+// store the CLI's `yea approve` and a local server share. The §8 file layout is in file-layout.ts
+// (checked by the conformance runner; no Layer writes it).
 import { Context, Effect, Layer, Option, Ref } from "effect"
 import type { Draw } from "./policy.js"
 import type { ApprovalStoreError } from "./reason.js"

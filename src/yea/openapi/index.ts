@@ -7,7 +7,7 @@
 // records it as an unknown outcome and never sends the write again (service/commit.ts).
 //
 // The upstream HTTP call is a service (`Upstream`), so this module is pure translation; the
-// fetch-based Layer is in src/bind/openapi-http.ts.
+// fetch-based Layer is in src/bind/yea-openapi/upstream.ts.
 import { Context, Effect, Predicate } from "effect"
 import type { RiskLevel } from "../caveat.js"
 import { yeaError, type YeaError } from "../reason.js"

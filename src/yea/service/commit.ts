@@ -22,11 +22,11 @@ import { type CommitOutcome, type CommitRecord, type ProposalRecord, YeaCommits,
 import type { CommitContext, IntentSpec } from "./define.js"
 import { authorizeGrants, type Env, found, newId, nowSeconds, progressOf, type Request, type StateContext, storeFailure } from "./env.js"
 
-const reservationId = (env: Env, proposal: string) => `yea/commit/${env.spec.id}/${proposal}`
+const reservationId = <R>(env: Env<R>, proposal: string) => `yea/commit/${env.spec.id}/${proposal}`
 /** The key of a running UNDO in `env.running` (commits are keyed by their proposal id). */
 const undoKey = (proposal: string) => `undo ${proposal}`
 
-const intentOf = (env: Env, capability: string): Effect.Effect<IntentSpec<unknown>, YeaError> => {
+const intentOf = <R>(env: Env<R>, capability: string): Effect.Effect<IntentSpec<R>, YeaError> => {
   const c = Object.prototype.hasOwnProperty.call(env.spec.capabilities, capability) ? env.spec.capabilities[capability] : undefined
   return c !== undefined && c.kind === "intent" ? Effect.succeed(c) : Effect.fail(yeaError("unknown_capability", `no intent capability ${capability}`))
 }
@@ -38,7 +38,7 @@ const interrupted = () => yeaError("conflict", "this commit was interrupted and 
  * What to answer for an existing commit record (§4.4 "MUST NOT execute again"): the original
  * receipt, the recorded outcome of a commit that ended without one, or why there is none yet.
  */
-const existing = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaError> => {
+const existing = <R>(env: Env<R>, rec: CommitRecord): Effect.Effect<Receipt, YeaError> => {
   if (rec.state === "done" && rec.receipt !== undefined) return Effect.succeed(rec.receipt)
   if ((rec.state === "failed" || rec.state === "unknown") && rec.outcome !== undefined) return Effect.fail(yeaError(rec.outcome.code, rec.outcome.message))
   // Pending: running in this instance, or claimed by an instance that is gone (a claim names the
@@ -86,11 +86,11 @@ const failedOutcome = (what: "commit" | "undo", cause: Cause.Cause<YeaError>): E
  * capability's commit, and records how it ended. Uninterruptible except for the handler itself:
  * once claimed, the outcome is always recorded, and an interrupted handler is an unknown outcome.
  */
-const claimAndRun = (
-  env: Env,
+const claimAndRun = <R>(
+  env: Env<R>,
   req: Request,
   record: ProposalRecord,
-  cap: IntentSpec<unknown>,
+  cap: IntentSpec<R>,
   who: { readonly requester: string; readonly principal: string },
   draws: ReadonlyArray<TotalDraw>
 ): Effect.Effect<{ readonly receipt: Receipt; readonly replay: boolean }, YeaError, StateContext> =>
@@ -149,8 +149,8 @@ const claimAndRun = (
  * a caller that goes away (a client that disconnects, a timeout) stops waiting, while the commit
  * runs to its end and records its outcome, answered to the next COMMIT of the proposal.
  */
-export const runCommit = (
-  env: Env,
+export const runCommit = <R>(
+  env: Env<R>,
   req: Request,
   record: ProposalRecord,
   who: { readonly requester: string; readonly principal: string },
@@ -163,7 +163,7 @@ export const runCommit = (
   })
 
 /** COMMIT (§4.4). */
-export const commit = (env: Env, req: Request & { readonly frame: CommitFrame }) =>
+export const commit = <R>(env: Env<R>, req: Request & { readonly frame: CommitFrame }) =>
   Effect.gen(function* () {
     const { frame } = req
     // §3: COMMIT requires grants and proof (verified at dispatch).
@@ -199,7 +199,7 @@ export const commit = (env: Env, req: Request & { readonly frame: CommitFrame })
  * Auto-commit of the first proposal (§4.3.1): only when a grant authorizes its COMMIT outright and
  * it is undoable. None means "reply as without auto".
  */
-export const tryAutoCommit = (env: Env, req: Request, record: ProposalRecord, proof: VerifiedProof) =>
+export const tryAutoCommit = <R>(env: Env<R>, req: Request, record: ProposalRecord, proof: VerifiedProof) =>
   Effect.gen(function* () {
     if (record.proposal.undo === null) return Option.none()
     const p = record.proposal
@@ -219,7 +219,7 @@ export const tryAutoCommit = (env: Env, req: Request, record: ProposalRecord, pr
   })
 
 /** What to answer for an UNDO already claimed: the original reversal, its recorded outcome, or why there is none yet. */
-const existingUndo = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaError> => {
+const existingUndo = <R>(env: Env<R>, rec: CommitRecord): Effect.Effect<Receipt, YeaError> => {
   const u = rec.undo
   if (u?.state === "done" && u.receipt !== undefined) return Effect.succeed(u.receipt)
   if ((u?.state === "failed" || u?.state === "unknown") && u.outcome !== undefined) return Effect.fail(yeaError(u.outcome.code, u.outcome.message))
@@ -232,12 +232,12 @@ const existingUndo = (env: Env, rec: CommitRecord): Effect.Effect<Receipt, YeaEr
  * Claims the UNDO of `rec`'s receipt, runs the capability's undo and records how it ended, as a
  * commit does (claimAndRun): at most once, whatever happens to the caller.
  */
-const claimAndUndo = (
-  env: Env,
+const claimAndUndo = <R>(
+  env: Env<R>,
   req: Request,
   rec: CommitRecord,
   receipt: Receipt,
-  cap: IntentSpec<unknown> & { readonly undo: NonNullable<IntentSpec<unknown>["undo"]> },
+  cap: IntentSpec<R> & { readonly undo: NonNullable<IntentSpec<R>["undo"]> },
   requester: string,
   now: number
 ): Effect.Effect<{ readonly receipt: Receipt; readonly replay: boolean }, YeaError, StateContext> =>
@@ -276,7 +276,7 @@ const claimAndUndo = (
   )
 
 /** UNDO (§4.5): same principal as the commit, within the window; a repeat answers the original reversal. */
-export const undo = (env: Env, req: Request & { readonly frame: UndoFrame }) =>
+export const undo = <R>(env: Env<R>, req: Request & { readonly frame: UndoFrame }) =>
   Effect.gen(function* () {
     const { frame } = req
     if (Option.isNone(req.proof) || (frame.grants ?? []).length === 0) {

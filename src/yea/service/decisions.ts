@@ -1,5 +1,5 @@
-// What the YEA runtime decided, as events for the decision ledger (issue 9 item 9: "the YEA
-// runtime's (proposal, consent required, commit, undo, uses spent)"). The runtime publishes to
+// What the YEA runtime decided, as events for the decision ledger: its proposals, the
+// consents it required, its commits and undos and the uses they spent. The runtime publishes to
 // accounting's DecisionEvents and never imports the ledger (DESIGN.md). The principal recorded is
 // the requester's verified proof key (§6.5), or `-` for a request without a proof; a replayed
 // COMMIT or UNDO (§4.4, §4.5) answers an earlier decision and is not recorded again.

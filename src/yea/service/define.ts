@@ -3,8 +3,8 @@
 // runtime (runtime.ts) does everything else.
 //
 // A plan's `action` is plain JSON that the capability's `commit` runs later. Keeping it data, not a
-// closure, is what lets a proposal survive a restart of the service (issue 7: proposals live in
-// stores), and lets a replay after a crash find what was planned.
+// closure, is what lets a proposal survive a restart of the service (proposals live in
+// stores, src/yea/state.ts), and lets a replay after a crash find what was planned.
 import type { Effect } from "effect"
 import type { Capability, ClarifyFrame, ParamSchema } from "../frame.js"
 import type { RiskLevel } from "../caveat.js"

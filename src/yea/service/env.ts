@@ -13,8 +13,8 @@ import type { ServiceSpec } from "./define.js"
 
 export type StateContext = YeaProposals | YeaCommits | YeaAutoMemory | YeaHandles | Reservations | Atomic | RandomBytes
 
-export interface Env {
-  readonly spec: ServiceSpec<unknown>
+export interface Env<R = never> {
+  readonly spec: ServiceSpec<R>
   /** This runtime instance: a pending commit claimed by another instance was interrupted. */
   readonly owner: string
   /**
@@ -24,7 +24,7 @@ export interface Env {
    */
   readonly running: Set<string>
   /** Runs a handler effect with the context captured when the service was made. */
-  readonly provide: <A, E>(eff: Effect.Effect<A, E, unknown>) => Effect.Effect<A, E>
+  readonly provide: <A, E>(eff: Effect.Effect<A, E, R>) => Effect.Effect<A, E>
   /**
    * Bounds the atomic claim-and-reserve steps running at once, so a burst of commits waits here
    * rather than exhausting the store's connections (each step holds one for its transaction).
@@ -50,14 +50,14 @@ export const progressOf = (req: Request) => (message: string, progress?: number)
   req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) })
 
 /** §6.5: verifies the frame's proof when it carries one; a frame with grants must carry one (§3). */
-export const verifyRequestProof = (env: Env, frame: RequestFrame): Effect.Effect<Option.Option<VerifiedProof>, YeaError> =>
+export const verifyRequestProof = <R>(env: Env<R>, frame: RequestFrame): Effect.Effect<Option.Option<VerifiedProof>, YeaError> =>
   Effect.gen(function* () {
     const grants = frame.grants ?? []
     if (frame.proof === undefined) {
       if (grants.length > 0) return yield* Effect.fail(yeaError("unauthorized", "grants need a proof of possession (§6.5)", { path: "proof" }))
       return Option.none()
     }
-    const subject = subjectOfFrame(frame as unknown as Record<string, unknown>)
+    const subject = subjectOfFrame(frame)
     if (Option.isNone(subject)) return yield* Effect.fail(yeaError("unauthorized", "this verb carries no proof", { path: "proof" }))
     return Option.some(yield* verifyProof(frame.proof, env.spec.id, subject.value))
   })
@@ -66,8 +66,8 @@ export const verifyRequestProof = (env: Env, frame: RequestFrame): Effect.Effect
  * Authorizes `request` with the frame's grants (§6.4, §6.6). `principal` binds the grant to a
  * principal (§4.4, §4.5).
  */
-export const authorizeGrants = (
-  env: Env,
+export const authorizeGrants = <R>(
+  env: Env<R>,
   frame: RequestFrame,
   proof: VerifiedProof,
   request: AuthorizeRequest,

@@ -65,19 +65,19 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
       : Context.add(outer, VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
     const random = yield* RandomBytes
     const owner = encodeBase64url(yield* random.bytes(12))
-    // Issue 9 item 9: decisions go to the DecisionEvents in context when the runtime is made, if any.
-    const events = Option.getOrElse(yield* Effect.serviceOption(DecisionEvents), () => ({ publish: () => Effect.void }))
-    const env: Env = {
-      spec: spec as ServiceSpec<unknown>,
+    // Decisions go to the DecisionEvents in context when the runtime is made (by default, dropped).
+    const events = yield* DecisionEvents
+    const env: Env<R> = {
+      spec,
       owner,
       running: new Set(),
-      provide: (eff) => Effect.provide(eff, captured as Context.Context<unknown>) as Effect.Effect<never, never>,
+      provide: (eff) => Effect.provide(eff, captured),
       gate: yield* Effect.makeSemaphore(options.maxConcurrentCommits ?? 4)
     }
     const run = <A, E>(eff: Effect.Effect<A, E, StateContext>) => Effect.provide(eff, captured)
 
     /** Fits `body` to `budget` and keeps its handles for `holder` (§4.6, §8). */
-    const fit = (body: ReplyBody, budget: number, holder: string | undefined, fitted?: Fitted) =>
+    const fit = (body: unknown, budget: number, holder: string | undefined, fitted?: Fitted) =>
       Effect.gen(function* () {
         const f = fitted ?? (yield* fitReplyEffect(body, budget))
         if (f.elided.length > 0) {
@@ -87,6 +87,8 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
             .put(f.elided.map((e) => ({ handle: e.handle, elided: e, expires, ...(holder !== undefined ? { holder } : {}) })))
             .pipe(Effect.orElse(() => Effect.void))
         }
+        // Unavoidable: §8 fitting replaces members of the reply with handles, so the fitted reply
+        // keeps its kind but is no longer the declared body type member by member; it is sent as is.
         return f.reply as unknown as ReplyBody
       })
 
@@ -106,7 +108,7 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
           return Effect.flatMap(undo(env, { ...req, frame: f }), (r) =>
             decided({ kind: "RECEIPT", receipt: r.receipt, ...(r.replay ? { replay: true } : {}) }))
         case "EXPAND":
-          return Effect.flatMap(expandVerb(env, { ...req, frame: f }, budget), (r) => fit(r.fitted.reply as unknown as ReplyBody, budget, r.holder, r.fitted))
+          return Effect.flatMap(expandVerb(env, { ...req, frame: f }, budget), (r) => fit(r.fitted.reply, budget, r.holder, r.fitted))
       }
     }
 

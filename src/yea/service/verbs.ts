@@ -15,16 +15,16 @@ import { authorizeGrants, type Env, found, newId, nowSeconds, progressOf, type R
 export const AUTO_MEMORY_SECONDS = 900
 const DEFAULT_TTL = 600
 
-export const hello = (env: Env, _req: Request & { readonly frame: HelloFrame }): Effect.Effect<ReplyBody> =>
+export const hello = <R>(env: Env<R>, _req: Request & { readonly frame: HelloFrame }): Effect.Effect<ReplyBody> =>
   Effect.succeed(briefBody(env))
 
-export const briefBody = (env: Env): ReplyBody => ({
+export const briefBody = <R>(env: Env<R>): ReplyBody => ({
   kind: "BRIEF",
   service: { id: env.spec.id, name: env.spec.name, ...(env.spec.summary !== undefined ? { summary: env.spec.summary } : {}) },
   capabilities: Object.keys(env.spec.capabilities).map((n) => capabilityEntry(n, env.spec.capabilities[n]))
 })
 
-const capabilityOf = (env: Env, name: string, kind: "ask" | "intent"): Effect.Effect<CapabilitySpec<unknown>, YeaError> => {
+const capabilityOf = <R>(env: Env<R>, name: string, kind: "ask" | "intent"): Effect.Effect<CapabilitySpec<R>, YeaError> => {
   const c = Object.prototype.hasOwnProperty.call(env.spec.capabilities, name) ? env.spec.capabilities[name] : undefined
   if (c === undefined) return Effect.fail(yeaError("unknown_capability", `no capability ${name}`))
   if (c.kind !== kind) return Effect.fail(yeaError("unknown_capability", `${name} is an ${c.kind} capability`))
@@ -32,7 +32,7 @@ const capabilityOf = (env: Env, name: string, kind: "ask" | "intent"): Effect.Ef
 }
 
 /** Grants on ASK and INTENT (§3): checked when present, required when the service says so. */
-const principalFor = (env: Env, req: Request & { readonly frame: AskFrame | IntentFrame }) =>
+const principalFor = <R>(env: Env<R>, req: Request & { readonly frame: AskFrame | IntentFrame }) =>
   Effect.gen(function* () {
     const grants = req.frame.grants ?? []
     if (grants.length === 0) {
@@ -55,7 +55,7 @@ const context = (req: Request, params: Readonly<Record<string, unknown>>, princi
   progress: progressOf(req)
 })
 
-export const askVerb = (env: Env, req: Request & { readonly frame: AskFrame }) =>
+export const askVerb = <R>(env: Env<R>, req: Request & { readonly frame: AskFrame }) =>
   Effect.gen(function* () {
     const cap = yield* capabilityOf(env, req.frame.capability, "ask")
     const principal = yield* principalFor(env, req)
@@ -66,7 +66,7 @@ export const askVerb = (env: Env, req: Request & { readonly frame: AskFrame }) =
   })
 
 /** §5.1: a plan as a proposal with its hash; `expires` rounded up to whole minutes. */
-const toProposal = (env: Env, capability: string, cap: CapabilitySpec<unknown>, plan: Plan, id: string, now: number): Effect.Effect<Proposal, YeaError> => {
+const toProposal = <R>(env: Env<R>, capability: string, cap: CapabilitySpec<R>, plan: Plan, id: string, now: number): Effect.Effect<Proposal, YeaError> => {
   const ttl = env.spec.proposalTtl ?? DEFAULT_TTL
   const undoable = cap.kind === "intent" && cap.undo !== undefined && typeof plan.undoWindow === "number" && plan.undoWindow > 0
   const hashed = {
@@ -84,7 +84,7 @@ const toProposal = (env: Env, capability: string, cap: CapabilitySpec<unknown>, 
   return Effect.succeed({ ...hashed, hash: hash.right, ...(plan.data !== undefined ? { data: plan.data } : {}) })
 }
 
-const intentBody = (env: Env, req: Request & { readonly frame: IntentFrame }) =>
+const intentBody = <R>(env: Env<R>, req: Request & { readonly frame: IntentFrame }) =>
   Effect.gen(function* () {
     const name = req.frame.capability
     const cap = yield* capabilityOf(env, name, "intent")
@@ -122,7 +122,7 @@ const intentBody = (env: Env, req: Request & { readonly frame: IntentFrame }) =>
  * INTENT. An auto frame with a verified proof is remembered by (proof.key, frame id): a repeat gets
  * the original reply (`replay: true` on a receipt) and never commits twice (§4.3.1).
  */
-export const intentVerb = (env: Env, req: Request & { readonly frame: IntentFrame }) =>
+export const intentVerb = <R>(env: Env<R>, req: Request & { readonly frame: IntentFrame }) =>
   Effect.gen(function* () {
     if (req.frame.auto !== true || Option.isNone(req.proof)) return yield* intentBody(env, req)
     const proof = req.proof.value
@@ -148,7 +148,7 @@ export const intentVerb = (env: Env, req: Request & { readonly frame: IntentFram
 /** §4.6: handles bound to the holder key of the request that made them. */
 export const HANDLE_SECONDS = 900
 
-export const expandVerb = (env: Env, req: Request & { readonly frame: ExpandFrame }, budget: number) =>
+export const expandVerb = <R>(env: Env<R>, req: Request & { readonly frame: ExpandFrame }, budget: number) =>
   Effect.gen(function* () {
     const handles = yield* YeaHandles
     const rec = yield* found(handles.get(req.frame.handle), `no handle ${req.frame.handle}`)

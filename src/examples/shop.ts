@@ -3,8 +3,8 @@
 // USD at scale 2), undoable for two hours. Two delivery options make two proposals, so Lens shows
 // shared attributes once. An order's world is a Ref made per service.
 import { Effect, Ref } from "effect"
-import { yeaError } from "../reason.js"
-import { ask, intent, plans, type ServiceSpec } from "../service/define.js"
+import { yeaError } from "../yea/reason.js"
+import { ask, intent, plans, type ServiceSpec } from "../yea/service/define.js"
 
 export const SHOP_ID = "shop.example"
 

@@ -2,8 +2,8 @@
 // (low risk, undoable for 24 h), cancel one (medium risk, irreversible). Its world is a Ref made per
 // service, so tests and the demo get a fresh calendar each time.
 import { Effect, Ref } from "effect"
-import { yeaError } from "../reason.js"
-import { ask, clarify, intent, plans, type ServiceSpec } from "../service/define.js"
+import { yeaError } from "../yea/reason.js"
+import { ask, clarify, intent, plans, type ServiceSpec } from "../yea/service/define.js"
 
 export interface CalendarEvent {
   readonly id: string

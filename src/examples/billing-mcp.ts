@@ -3,9 +3,9 @@
 // tool `book` shows what ran, so a test can see that a plan ran once, or not at all.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { z } from "zod"
-import type { ApprovalContext } from "./context.js"
-import { guard, job } from "./job.js"
-import { textResult } from "./render.js"
+import type { ApprovalContext } from "../bind/mcp/context.js"
+import { guard, job } from "../bind/mcp/job.js"
+import { textResult } from "../bind/mcp/render.js"
 
 export interface Book {
   readonly applied: Array<{ readonly tool: string; readonly summary: string }>

@@ -4,8 +4,8 @@
 // read as it arrives and the read stops at the bound: a body over it is `unavailable` (the request
 // was sent, so a COMMIT records it as an unknown outcome, service/commit.ts), never buffered whole.
 import { Effect, Layer } from "effect"
-import { Upstream } from "../yea/openapi/index.js"
-import { yeaError } from "../yea/reason.js"
+import { Upstream } from "../../yea/openapi/index.js"
+import { yeaError } from "../../yea/reason.js"
 
 export interface UpstreamOptions {
   readonly headers?: Readonly<Record<string, string>>

@@ -1,0 +1,145 @@
+// Mandate's A2A client over JSON-RPC: finds the agent's endpoint in its Agent Card, speaks 1.0
+// when the card offers it (the `A2A-Version: 1.0` header, 1.0 method names and shapes) and 0.3
+// when that is all the card offers, sends a call as a message or a revoke as a cancel, and accepts
+// the answer only as ./client.ts verifies it: a task whose tally verifies against the call
+// (section 6.2), or a canceled task carrying the executor's ack of the revoke (section 9.4).
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
+import { type CheckedAck, verifyAck } from "../../writ/ack.js"
+import { ackIdentity, callIdentity, revokeIdentity } from "../../writ/sign.js"
+import { post } from "../writ-http/client.js"
+import { callMessage, cancelParams, type VerifiedTask, verifyTask } from "./client.js"
+import { A2aReason, a2aError, type A2aError } from "./errors.js"
+import { ERROR_INFO_TYPE, RpcResponse } from "./rpc.js"
+import { A2A_VERSION, type A2aVersion, ACK_KEY, AGENT_CARD_PATH, AgentCard, ANSWER_MEDIA_TYPE, SendMessageResponse, Task } from "./schema.js"
+import { decodeJson } from "./server.js"
+import type { CallForm } from "./server.js"
+import { messageToV03, taskFromV03, V03SendResult, V03Task, V10_TO_V03_METHODS } from "./v03.js"
+
+/** Where and how to speak to an agent. */
+export interface A2aPeer {
+  readonly url: string
+  readonly version: A2aVersion
+}
+
+const unreachable = (url: string, message: string) => a2aError("mandate/unreachable", url, message)
+
+/** GET a JSON document (the Agent Card). */
+const getJson = (url: string): Effect.Effect<Json, A2aError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(HttpClientRequest.get(url))
+    if (response.status !== 200) return yield* Effect.fail(unreachable(url, `status ${response.status}`))
+    return (yield* response.json) as Json
+  }).pipe(
+    Effect.scoped,
+    Effect.catchTags({
+      RequestError: (e) => Effect.fail(unreachable(url, e.message)),
+      ResponseError: (e) => Effect.fail(unreachable(url, e.message))
+    })
+  )
+
+/**
+ * The JSON-RPC endpoint an Agent Card offers: a `JSONRPC` interface at 1.0 first, then one at 0.3,
+ * then a 0.3 card's own `url` (its `preferredTransport` JSON-RPC, or none named).
+ */
+export const peerOfCard = (card: AgentCard): Effect.Effect<A2aPeer, A2aError> => {
+  const rpc = (card.supportedInterfaces ?? []).filter((i) => i.protocolBinding.toUpperCase() === "JSONRPC")
+  const v10 = rpc.find((i) => i.protocolVersion !== undefined && /^1(\.|$)/.test(i.protocolVersion))
+  if (v10 !== undefined) return Effect.succeed({ url: v10.url, version: A2A_VERSION })
+  const v03 = rpc.find((i) => i.protocolVersion !== undefined && /^0\.3(\.|$)/.test(i.protocolVersion))
+  if (v03 !== undefined) return Effect.succeed({ url: v03.url, version: "0.3" })
+  if (card.url !== undefined && (card.preferredTransport === undefined || card.preferredTransport.toUpperCase() === "JSONRPC")) {
+    return Effect.succeed({ url: card.url, version: "0.3" })
+  }
+  return Effect.fail(a2aError("mandate/a2a_no_interface", "card.supportedInterfaces", "no JSON-RPC interface at A2A 1.0 or 0.3"))
+}
+
+/** Reads the Agent Card at `base` (a card URL, or a base URL under which it is well-known). */
+export const resolvePeer = Effect.fn("writ.a2a.resolvePeer")(function*(base: string) {
+  const url = /\.json$/.test(new URL(base).pathname) ? base : new URL(AGENT_CARD_PATH, base).toString()
+  const card = yield* decodeJson(AgentCard, yield* getJson(url), "card")
+  return yield* peerOfCard(card)
+})
+
+/** The Writ reason a JSON-RPC error names in its ErrorInfo detail, else `mandate/a2a_rpc_error`. */
+const errorOf = (error: { readonly code: number; readonly message: string; readonly data?: Json | undefined }): A2aError => {
+  const details = Array.isArray(error.data) ? error.data : []
+  const info = details.find((d): d is JsonObject => isJsonObject(d) && d["@type"] === ERROR_INFO_TYPE)
+  const reason = info === undefined ? Option.none() : Schema.decodeUnknownOption(A2aReason)(info.reason)
+  return Option.isSome(reason)
+    ? a2aError(reason.value, "response.error", error.message)
+    : a2aError("mandate/a2a_rpc_error", "response.error", `${error.code}: ${error.message}`)
+}
+
+/** One JSON-RPC exchange in the peer's version; `method` is the 1.0 name. */
+export const rpc = (peer: A2aPeer, method: string, params: Json, id = 1): Effect.Effect<Json, A2aError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const name = peer.version === A2A_VERSION ? method : V10_TO_V03_METHODS[method] ?? method
+    const answer = yield* post(peer.url, { jsonrpc: "2.0", id, method: name, params } as JsonObject, {
+      contentType: "application/json",
+      // A 1.0 server reads a request without the header as 0.3 (A2A 1.0 section 3.6).
+      headers: peer.version === A2A_VERSION ? { "a2a-version": A2A_VERSION, accept: "application/json" } : { accept: "application/json" }
+    }).pipe(Effect.mapError((e) => unreachable(peer.url, e.message)))
+    if (Option.isNone(answer.json)) return yield* Effect.fail(a2aError("noncanonical", "response", `the answer (status ${answer.status}) is not strict JSON`))
+    const response = yield* decodeJson(RpcResponse, answer.json.value, "response")
+    if (response.error !== undefined) return yield* Effect.fail(errorOf(response.error))
+    if (response.id !== id) return yield* Effect.fail(a2aError("malformed", "response.id", `answers request ${String(response.id)}, not ${id}`))
+    if (response.result === undefined) return yield* Effect.fail(a2aError("malformed", "response", "neither a result nor an error"))
+    return response.result
+  })
+
+/** A task as the peer's version wrote it, read as 1.0. */
+const readTask = (peer: A2aPeer, value: Json): Effect.Effect<Task, A2aError> =>
+  peer.version === A2A_VERSION ? decodeJson(Task, value, "result") : Effect.map(decodeJson(V03Task, value, "result"), taskFromV03)
+
+/** What a call sent over A2A came back as: the task, and what it authenticates. */
+export interface SentCall {
+  readonly task: Task
+  readonly verified: VerifiedTask
+}
+
+/** Sends `call` as a message (`SendMessage`) and accepts the task only as `verifyTask` does. */
+export const sendCall = Effect.fn("writ.a2a.sendCall")(function*(peer: A2aPeer, call: JsonObject, form: CallForm = "part") {
+  const message = callMessage(call, form, `writ-${callIdentity(call)}`)
+  const result = yield* rpc(peer, "SendMessage", peer.version === A2A_VERSION ? { message } as unknown as Json : { message: messageToV03(message) } as unknown as Json)
+  const task = peer.version === A2A_VERSION
+    ? yield* Effect.flatMap(decodeJson(SendMessageResponse, result, "result"), (r) =>
+      "task" in r ? Effect.succeed(r.task) : Effect.fail(a2aError("missing_tally", "result.message", "a message came back, not a task")))
+    : yield* Effect.flatMap(decodeJson(V03SendResult, result, "result"), (r) =>
+      r.kind === "task" ? Effect.succeed(taskFromV03(r)) : Effect.fail(a2aError("missing_tally", "result", "a message came back, not a task")))
+  const verified = yield* verifyTask(call, task)
+  const sent: SentCall = { task, verified }
+  return sent
+})
+
+/** What a revoke sent over A2A came back as: the canceled task and the executor's checked ack. */
+export interface SentRevoke {
+  readonly task: Task
+  readonly ack: CheckedAck
+  /** The section 10 answer the task carries. */
+  readonly answer: JsonObject
+}
+
+/**
+ * Sends `revoke` in a `CancelTask` of `taskId` (section 9.1) and accepts the answer only when the
+ * task is canceled, carries the section 10 answer whose ack verifies (section 9.4) and names this
+ * revoke, and the status names that ack (`result_mismatch` otherwise).
+ */
+export const sendRevoke = Effect.fn("writ.a2a.sendRevoke")(function*(peer: A2aPeer, taskId: string, revoke: JsonObject) {
+  const task = yield* Effect.flatMap(rpc(peer, "CancelTask", cancelParams(taskId, revoke) as unknown as Json), (r) => readTask(peer, r))
+  if (task.status.state !== "TASK_STATE_CANCELED") {
+    return yield* Effect.fail(a2aError("result_mismatch", "task.status.state", `state ${task.status.state}, not canceled`))
+  }
+  const part = (task.artifacts ?? []).flatMap((a) => a.parts).find((p) => p.mediaType === ANSWER_MEDIA_TYPE && isJsonObject(p.data))
+  const answer = part?.data
+  if (!isJsonObject(answer) || !isJsonObject(answer.ack)) return yield* Effect.fail(a2aError("result_mismatch", "task.artifacts", "no section 10 answer with an ack"))
+  const ack = yield* Effect.mapError(verifyAck(answer.ack), (e) => a2aError(e.reason, `ack${e.path === undefined ? "" : `.${e.path}`}`, e.message))
+  if (ack.value.revoke !== revokeIdentity(revoke)) return yield* Effect.fail(a2aError("result_mismatch", "ack.rev", "the ack is of another revoke"))
+  if (task.status.message?.metadata?.[ACK_KEY] !== ackIdentity(answer.ack)) {
+    return yield* Effect.fail(a2aError("result_mismatch", `task.status.message.metadata.${ACK_KEY}`, "the status does not name this ack"))
+  }
+  const sent: SentRevoke = { task, ack, answer }
+  return sent
+})

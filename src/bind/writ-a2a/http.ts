@@ -1,0 +1,146 @@
+// An A2A agent endpoint in front of an executor, over HTTP (@effect/platform's HttpRouter on the
+// listener of ../writ-http/listen.ts, with its section 12 limits):
+//
+//   GET  /.well-known/agent-card.json  the Agent Card: a 1.0 card (`supportedInterfaces`, JSON-RPC
+//        at 1.0 and at 0.3) that carries a 0.3 card's `url`, `protocolVersion` and
+//        `preferredTransport` too, so a 0.3 client finds the same endpoint; its
+//        `capabilities.extensions` holds the Writ entry (adoption.md 2b).
+//   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`); over
+//        mTLS the peer is the client certificate's (section 7.6, ../writ-http/peer.ts), and a
+//        certificate the TLS layer did not verify is 403 `mandate/unverified_client_certificate`.
+//   Anything else: 404 (405 on a known path).
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, type Scope } from "effect"
+import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
+import type { Json, JsonObject } from "../../kernel/json.js"
+import { Executor } from "../../writ/executor/executor.js"
+import { readBody } from "../writ-http/body.js"
+import { type ListenerLimits, nodeServer, type TlsOptions } from "../writ-http/listen.js"
+import { peerOfRequest, type TransportBindings } from "../writ-http/peer.js"
+import { HTTP_CODES } from "../writ-http/server.js"
+import { a2aError } from "./errors.js"
+import { A2aTasks, handleRpcRequest, rpcError } from "./rpc.js"
+import { A2A_VERSION, AGENT_CARD_PATH } from "./schema.js"
+import { cardExtension, MAX_MESSAGE_BYTES } from "./server.js"
+
+/** The version a 0.3 card names (0.3 cards carry a full semantic version). */
+export const LEGACY_CARD_VERSION = "0.3.0"
+
+export interface AgentCardOptions {
+  /** The JSON-RPC endpoint's URL. */
+  readonly url: string
+  readonly name?: string
+  readonly description?: string
+  /** The bound names the executor understands (the extension's `bounds`). */
+  readonly bounds?: ReadonlyArray<string>
+  readonly maxChain?: number
+}
+
+/** The Agent Card this endpoint publishes (A2A 1.0 `AgentCard`, readable by a 0.3 client too). */
+export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
+  name: o.name ?? "Writ executor",
+  description: o.description ?? "Runs Writ calls (a data part of application/writ-call+json) and answers each with a signed tally",
+  version: "0.1.0",
+  supportedInterfaces: [
+    { url: o.url, protocolBinding: "JSONRPC", protocolVersion: A2A_VERSION },
+    { url: o.url, protocolBinding: "JSONRPC", protocolVersion: "0.3" }
+  ],
+  capabilities: { streaming: true, pushNotifications: false, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
+  defaultInputModes: ["application/writ-call+json", "application/json"],
+  defaultOutputModes: ["application/writ-tally+json", "application/json"],
+  skills: [{
+    id: "writ-call",
+    name: "Writ call",
+    description: "Performs a signed Writ call under its delegation chain and returns the executor's signed tally",
+    tags: ["writ"]
+  }],
+  // The 0.3 card's members, for 0.3 clients (a 1.0 client reads supportedInterfaces first).
+  url: o.url,
+  protocolVersion: LEGACY_CARD_VERSION,
+  preferredTransport: "JSONRPC"
+})
+
+export interface A2aHttpOptions extends Omit<AgentCardOptions, "url"> {
+  /** Transport identities -> keys (section 7.6), for peers named by TLS client certificates. */
+  readonly bindings?: TransportBindings
+  /** The JSON-RPC endpoint's path. Default "/a2a". */
+  readonly path?: string
+  /** The endpoint URL the card publishes (default: the one it listens on). */
+  readonly publicUrl?: string
+}
+
+const json = (status: number, body: Json, headers: Record<string, string> = {}) =>
+  HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType: "application/json", headers })
+
+/** The endpoint as an HttpApp over the Executor and the task log in context. */
+export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.Default<never, Executor | A2aTasks> => {
+  const path = options.path ?? "/a2a"
+  const card = Effect.map(Executor, (executor) => json(200, agentCard(executor.did, { ...options, url })))
+  const endpoint = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const req = NodeHttpServerRequest.toIncomingMessage(request)
+    // Section 7.6: the peer from the TLS connection only; a certificate the TLS layer did not
+    // verify is refused, never read as "no peer".
+    const connection = peerOfRequest(req, options.bindings ?? {})
+    if (connection._tag === "unverified") return json(403, { error: HTTP_CODES.unverifiedCertificate }, { connection: "close" })
+    const body = yield* readBody(req, MAX_MESSAGE_BYTES)
+    if (body._tag !== "ok") {
+      const e = body._tag === "too_large"
+        ? a2aError("too_large", "request", `over ${MAX_MESSAGE_BYTES} bytes`)
+        : a2aError("mandate/a2a_bad_request", "request", body.message)
+      return json(200, { jsonrpc: "2.0", id: null, error: rpcError(e) }, { connection: "close" })
+    }
+    const answer = yield* handleRpcRequest(body.bytes, connection.peer)
+    // A stream (server-sent events) of the one final answer; an error is still one JSON answer.
+    if (answer.stream && answer.response.error === undefined) {
+      return HttpServerResponse.text(`data: ${encodeCanonical(answer.response, "utf16")}\n\n`, {
+        status: 200,
+        contentType: "text/event-stream",
+        headers: { "cache-control": "no-cache" }
+      })
+    }
+    return json(200, answer.response)
+  })
+  const routes = HttpRouter.empty.pipe(
+    HttpRouter.get(AGENT_CARD_PATH, card),
+    HttpRouter.post(path as HttpRouter.PathInput, endpoint),
+    Effect.catchTag("RouteNotFound", () =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const pathname = request.url.split("?")[0]
+        if (pathname === path) return json(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "POST" })
+        if (pathname === AGENT_CARD_PATH) return json(405, { error: HTTP_CODES.methodNotAllowed }, { allow: "GET" })
+        return json(404, { error: HTTP_CODES.notFound })
+      }))
+  )
+  return HttpRouter.withRouterConfig(routes, { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
+}
+
+export interface A2aListenOptions extends A2aHttpOptions {
+  readonly port: number
+  readonly host?: string
+  readonly limits?: ListenerLimits
+  /** HTTPS, and with `clientCa` mTLS: the peer is the client certificate's (section 7.6). */
+  readonly tls?: TlsOptions
+}
+
+/** Serves the endpoint within the scope; returns the bound port, the base URL and the endpoint URL. */
+export const listenA2a = (
+  options: A2aListenOptions
+): Effect.Effect<{ readonly port: number; readonly base: string; readonly url: string }, unknown, Scope.Scope | Executor | A2aTasks> =>
+  Effect.gen(function*() {
+    const host = options.host ?? "127.0.0.1"
+    const server = yield* NodeHttpServer.make(() =>
+      nodeServer({
+        port: options.port,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(options.tls === undefined ? {} : { tls: options.tls })
+      }), { port: options.port, host })
+    const port = server.address._tag === "TcpAddress" ? server.address.port : 0
+    const base = `${options.tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${port}`
+    const url = options.publicUrl ?? `${base}${options.path ?? "/a2a"}`
+    yield* server.serve(a2aHttpApp(url, options))
+    return { port, base, url }
+  })

@@ -1,0 +1,214 @@
+// `writ mcp-gate` toward the client (docs/mcp-gate.md): an MCP server that speaks the binding's
+// server side (docs/bindings.md, Server; adoption.md 2a) for tools that are not its own. It lists
+// the plain server's tools (only the pinned definitions, with pins), and runs a `tools/call` only
+// as the operation of a Writ call its executor accepts (./upstream.ts performs it), so the grant,
+// `count`/`total`, exactly-once and the signed tally are Mandate's, not the server's.
+//
+// Before the executor sees a call, in this order, each refused unsigned with its code in
+// `_meta["io.writ/error"]` (nothing counted, nothing sent): no call (`missing_call`); a call that
+// names another tool or other arguments (`malformed`, adoption.md 2a); a tool with no pin or a changed definition (`unpinned_tool`,
+// `tool_changed`); with `closed`, an argument the leaf has no application bound for
+// (`unbound_argument`); the server gone (`unreachable_server`). Then the executor: its refusals
+// (`out_of_bounds`, `count_exhausted`, ...) are signed tallies.
+//
+// Every other request follows ../writ-mcp/methods.ts: open, allowed by `--allow` (relayed to the
+// server unchecked), or refused `method_refused`. The server's own requests (sampling, elicitation,
+// roots) go to the client, and notifications pass both ways. While such a request is open (a person
+// may be filling in a form), every open tool call whose client gave a progress token gets a
+// progress notification each `keepAlive`, so a client that restarts its time limit on progress
+// (the SDK's `resetTimeoutOnProgress`; MCP basic/utilities/progress) does not give up on a call a
+// person is still answering; the gate's own limit toward the server is paused meanwhile.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema, CompleteRequestSchema, CompleteResultSchema, CreateMessageRequestSchema, CreateMessageResultSchema,
+  ElicitRequestSchema, ElicitResultSchema, EmptyResultSchema, GetPromptRequestSchema, GetPromptResultSchema, ListPromptsRequestSchema,
+  ListPromptsResultSchema, ListResourcesRequestSchema, ListResourcesResultSchema, ListResourceTemplatesRequestSchema,
+  ListResourceTemplatesResultSchema, ListRootsRequestSchema, ListRootsResultSchema, ListToolsRequestSchema, McpError,
+  ReadResourceRequestSchema, ReadResourceResultSchema, ResultSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, FiberSet, Option, Schedule, type Scope } from "effect"
+import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+import type { ExecutorService } from "../../writ/executor/executor.js"
+import { callIdentity } from "../../writ/sign.js"
+import { checkMethod, ruleOf } from "../writ-mcp/methods.js"
+import { checkClosedReceived, checkPinned, pinnedOnly, pinOf, type PinFile } from "../writ-mcp/policy.js"
+import { CALL_META, EXTENSION, present, presentRefusal } from "../writ-mcp/present.js"
+import { missingCall, unreachableServer } from "../writ-mcp/reason.js"
+import { listAllTools, REFUSED } from "../writ-mcp/rpc.js"
+import { matchCall } from "../writ-mcp/server.js"
+import type { Liveness, Requests } from "./upstream.js"
+
+/** The plain server behind the gate: the SDK Client connected to it, and whether it is still there. */
+export interface Upstream {
+  readonly client: Client
+  readonly alive: () => boolean
+}
+
+export interface GateServeOptions {
+  readonly executor: ExecutorService
+  readonly upstream: Upstream
+  readonly requests: Requests
+  readonly pins?: PinFile
+  readonly closed: boolean
+  readonly allow: ReadonlyArray<string>
+  /** The capabilities the server was made with (`gateCapabilities`). */
+  readonly capabilities: JsonObject
+  /** Shared with the Application (upstream.ts): relayed requests pause its time limit. */
+  readonly live: Liveness
+  /** How often open calls get progress while a relayed request is open (default 15 s). */
+  readonly keepAlive?: Duration.DurationInput
+  /** How long a relayed request may wait for the client (default 30 minutes: a person answers). */
+  readonly relayTimeout?: Duration.DurationInput
+}
+
+export const KEEP_ALIVE = Duration.seconds(15)
+export const RELAY_TIMEOUT = Duration.minutes(30)
+
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1]
+
+/** The families of methods relayed when allowed, with the capability each needs. */
+const RELAYED = [
+  { capability: "resources", request: ListResourcesRequestSchema, result: ListResourcesResultSchema },
+  { capability: "resources", request: ListResourceTemplatesRequestSchema, result: ListResourceTemplatesResultSchema },
+  { capability: "resources", request: ReadResourceRequestSchema, result: ReadResourceResultSchema },
+  { capability: "resources", request: SubscribeRequestSchema, result: EmptyResultSchema },
+  { capability: "resources", request: UnsubscribeRequestSchema, result: EmptyResultSchema },
+  { capability: "prompts", request: ListPromptsRequestSchema, result: ListPromptsResultSchema },
+  { capability: "prompts", request: GetPromptRequestSchema, result: GetPromptResultSchema },
+  { capability: "completions", request: CompleteRequestSchema, result: CompleteResultSchema },
+  { capability: "logging", request: SetLevelRequestSchema, result: EmptyResultSchema }
+] as const
+
+const methodOf = (schema: { readonly shape: { readonly method: { readonly value: string } } }): string => schema.shape.method.value
+
+/** What the gate advertises: tools (its own listing), the extension with the executor's key, and
+ * each family of the server's capabilities some allowed method needs. */
+export const gateCapabilities = (did: string, upstream: unknown, allow: ReadonlyArray<string>): JsonObject => {
+  const caps: Record<string, unknown> = { tools: { listChanged: true }, extensions: { [EXTENSION]: { v: 1, did } } }
+  const theirs = isJsonObject(upstream) ? upstream : {}
+  for (const r of RELAYED) {
+    if (theirs[r.capability] !== undefined && ruleOf(methodOf(r.request), allow) === "allowed") caps[r.capability] = theirs[r.capability]
+  }
+  return caps as JsonObject
+}
+
+const refused = (reason: string, message: string) => new McpError(REFUSED, `${reason}: ${message}`, { reason })
+
+/** Registers the gate's handlers on an SDK `Server` whose capabilities are `gateCapabilities`. */
+export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const run = yield* FiberSet.makeRuntimePromise<never>()
+    const up = o.upstream.client
+    /** Each tool's pin as the server last listed it; stale after `list_changed`. */
+    const listed = new Map<string, string>()
+    let stale = true
+
+    const listTools = Effect.gen(function*() {
+      const tools = yield* listAllTools((method, params) =>
+        Effect.tryPromise({ try: () => up.request({ method, params }, ListToolsResultSchemaLoose), catch: (e) => e }).pipe(
+          Effect.map((r) => JSON.parse(JSON.stringify(r)) as JsonObject)
+        ))
+      listed.clear()
+      for (const t of tools) if (typeof t.name === "string") listed.set(t.name, pinOf(t))
+      stale = false
+      return tools
+    })
+
+    server.setRequestHandler(ListToolsRequestSchema, () =>
+      run(Effect.map(listTools, (tools) => ({ tools: (o.pins === undefined ? tools : pinnedOnly(o.pins, tools)) as never })).pipe(
+        Effect.catchAll((e) => Effect.die(refused("unreachable_server", `listing the server's tools: ${String(e)}`)))
+      )))
+
+    /** Open tool calls whose client gave a progress token, and the progress each has been sent. */
+    const waiting = new Map<Extra, { readonly token: string | number; sent: number }>()
+    const keepAlive = Effect.suspend(() =>
+      Effect.forEach([...waiting.entries()], ([extra, w]) =>
+        Effect.promise(() =>
+          extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: w.token, progress: ++w.sent, message: "waiting for an answer from the client (a form or sampling)" }
+          }).catch(() => undefined)
+        ), { discard: true }))
+
+    /** A request of the server's relayed to the client: the server's time limit paused, and the
+     * open calls kept alive, while it is open. */
+    const relay = <A>(send: (timeout: number) => Promise<A>): Promise<A> =>
+      run(Effect.scoped(Effect.gen(function*() {
+        yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            o.live.relaying++
+            o.live.activity++
+          }),
+          () => Effect.sync(() => {
+            o.live.relaying--
+            o.live.activity++
+          })
+        )
+        yield* Effect.forkScoped(Effect.repeat(keepAlive, Schedule.spaced(o.keepAlive ?? KEEP_ALIVE)).pipe(Effect.delay(o.keepAlive ?? KEEP_ALIVE)))
+        return yield* Effect.promise(() => send(Duration.toMillis(Duration.decode(o.relayTimeout ?? RELAY_TIMEOUT))))
+      })))
+
+    const callTool = (params: { readonly name: string; readonly arguments?: Record<string, unknown>; readonly _meta?: Record<string, unknown> }, extra: Extra) =>
+      Effect.gen(function*() {
+        const args = (params.arguments ?? {}) as JsonObject
+        const given = params._meta?.[CALL_META]
+        if (given === undefined) return yield* Effect.fail(missingCall("this gate runs tools only under a Writ call"))
+        const call = yield* matchCall(params.name, args, given)
+        if (o.pins !== undefined) {
+          if (stale) yield* Effect.mapError(listTools, (e) => unreachableServer(`listing the server's tools: ${String(e)}`))
+          yield* checkPinned(o.pins, params.name, listed.get(params.name))
+        }
+        if (o.closed) yield* checkClosedReceived(call, args)
+        if (!o.upstream.alive()) return yield* Effect.fail(unreachableServer("the server behind the gate has exited"))
+        const id = callIdentity(call)
+        o.requests.set(id, extra)
+        const token = extra._meta?.progressToken
+        if (token !== undefined) waiting.set(extra, { token, sent: 0 })
+        const answer = yield* o.executor.call(call).pipe(Effect.ensuring(Effect.sync(() => {
+          o.requests.delete(id)
+          waiting.delete(extra)
+        })))
+        if (answer._tag === "error") return presentRefusal(answer.reason)
+        return present(answer.tally, Option.getOrUndefined(answer.res), "result")
+      }).pipe(
+        Effect.catchAll((e) => Effect.as(Effect.logInfo(`tool call refused before the executor: ${e.reason}: ${e.message}`), presentRefusal(e.reason))),
+        Effect.withSpan("writ.mcpGate.callTool", { attributes: { tool: params.name } })
+      )
+
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => run(callTool(request.params, extra)) as never)
+
+    // The other requests: relayed when allowed (and the server offers them), else refused.
+    const offered = o.capabilities
+    for (const r of RELAYED) {
+      if (offered[r.capability] === undefined || ruleOf(methodOf(r.request), o.allow) !== "allowed") continue
+      server.setRequestHandler(r.request as typeof ReadResourceRequestSchema, (request, extra) =>
+        up.request(request as never, r.result as typeof ReadResourceResultSchema, { signal: extra.signal }) as never)
+    }
+    server.fallbackRequestHandler = async (request) => {
+      const refusal = await run(Effect.either(checkMethod(request.method, o.allow)))
+      throw refusal._tag === "Left"
+        ? refused(refusal.left.reason, refusal.left.message)
+        : refused("method_refused", `the server behind the gate does not offer ${request.method}`)
+    }
+
+    // The server's requests go to the client; notifications pass both ways.
+    up.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      relay((timeout) => server.request(request, CreateMessageResultSchema, { signal: extra.signal, timeout })))
+    up.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      relay((timeout) => server.request(request, ElicitResultSchema, { signal: extra.signal, timeout })))
+    up.setRequestHandler(ListRootsRequestSchema, (request, extra) => server.request(request, ListRootsResultSchema, { signal: extra.signal }))
+    up.fallbackNotificationHandler = async (n) => {
+      if (n.method === "notifications/tools/list_changed") stale = true
+      await server.notification(n as never).catch(() => undefined)
+    }
+    server.fallbackNotificationHandler = async (n) => {
+      await up.notification(n as never).catch(() => undefined)
+    }
+  })
+
+/** The tool listing read as it was sent (a loose object): each definition kept whole, for its pin,
+ * hashed exactly as `mcp-proxy --print-pins` hashes it. */
+const ListToolsResultSchemaLoose = ResultSchema
+
+
