@@ -66,6 +66,8 @@ export const tree: ReadonlyArray<Entry> = [
     subcommands: [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
       { name: "init", description: "Create the agent key ($MANDATE_HOME) and the principal key ($MANDATE_PRINCIPAL_HOME), mode 0600", load: () => import("./yea-keys.js").then((m) => m.yeaInitCommand) },
+      { name: "whoami", description: "Print the agent's and the principal's public keys and where they are kept", load: () => import("./yea-whoami.js").then((m) => m.yeaWhoamiCommand) },
+      { name: "service-id", description: "Print a service's id: from its server key file, or from a running service's BRIEF", load: () => import("./yea-service-id.js").then((m) => m.yeaServiceIdCommand) },
       { name: "grant", description: "Sign a grant (--svc --verbs --can --each --total --risk --exp --to) with the principal key", load: () => import("./yea-keys.js").then((m) => m.yeaGrantCommand) },
       { name: "delegate", description: "Narrow a grant this agent holds for another key (--to, added caveats)", load: () => import("./yea-keys.js").then((m) => m.yeaDelegateCommand) },
       { name: "inspect", description: "Decode a pg1. grant, a pc1. consent code or a frame; Lens or --json", load: () => import("./yea-inspect.js").then((m) => m.yeaInspectCommand) },
