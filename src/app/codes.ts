@@ -58,6 +58,10 @@ export const OwnCode = Schema.Literal(
   "mandate/bad_spec",
   /** A grants file that is not a JSON array of grant tokens. */
   "mandate/bad_grants_file",
+  /** A services file (services.json of the YEA home) that is not a list of named services. */
+  "mandate/bad_services_file",
+  /** A service name that is not saved in the services file. */
+  "mandate/no_service",
   /** The person asked declined (or gave no answer): nothing was signed. */
   "mandate/declined",
   /** A command that needs an interactive terminal ran without one. */

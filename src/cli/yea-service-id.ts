@@ -28,7 +28,7 @@ const options = {
 export const isServiceUrl = (s: string): boolean => /^[a-z][a-z0-9+.-]+:/i.test(s)
 
 /** HELLO, then the id of the BRIEF; an anonymous request, so a throwaway key signs it (§4.1). */
-const askService = (url: string, o: { command: Option.Option<string>; ca: Option.Option<string>; timeout: number }): Effect.Effect<string, CliError, FileSystem.FileSystem> =>
+export const askService = (url: string, o: { command: Option.Option<string>; ca: Option.Option<string>; timeout: number }): Effect.Effect<string, CliError, FileSystem.FileSystem> =>
   Effect.scoped(
     Effect.gen(function* () {
       const ca = Option.isSome(o.ca) ? { tls: { ca: Buffer.from(yield* readBytes(o.ca.value)) } } : {}
