@@ -72,6 +72,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "add", description: "Save a service under a name after checking it answers HELLO (yea do takes the name)", load: () => import("./yea-services.js").then((m) => m.yeaAddCommand) },
       { name: "remove", description: "Remove a saved service by name", load: () => import("./yea-services.js").then((m) => m.yeaRemoveCommand) },
       { name: "grant", description: "Sign a grant (--svc --verbs --can --each --total --risk --exp --to) with the principal key", load: () => import("./yea-keys.js").then((m) => m.yeaGrantCommand) },
+      { name: "grant-import", description: "Save a grant issued to this agent on another device, after checking its chain, caveats and holder", load: () => import("./yea-grant-import.js").then((m) => m.yeaGrantImportCommand) },
       { name: "delegate", description: "Narrow a grant this agent holds for another key (--to, added caveats)", load: () => import("./yea-keys.js").then((m) => m.yeaDelegateCommand) },
       { name: "inspect", description: "Decode a pg1. grant, a pc1. consent code or a frame; Lens or --json", load: () => import("./yea-inspect.js").then((m) => m.yeaInspectCommand) },
       { name: "approve", description: "Review a pc1. consent code and sign a one-time consent (interactive terminal only)", load: () => import("./yea-approve.js").then((m) => m.yeaApproveCommand) },
