@@ -62,6 +62,8 @@ export const OwnCode = Schema.Literal(
   "mandate/bad_services_file",
   /** A service name that is not saved in the services file. */
   "mandate/no_service",
+  /** An MCP client's configuration file that is not a JSON object (with an `mcpServers` object). */
+  "mandate/bad_client_config",
   /** The person asked declined (or gave no answer): nothing was signed. */
   "mandate/declined",
   /** A command that needs an interactive terminal ran without one. */

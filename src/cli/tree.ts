@@ -66,6 +66,9 @@ export const tree: ReadonlyArray<Entry> = [
     subcommands: [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
       { name: "init", description: "Create the agent key ($MANDATE_HOME) and the principal key ($MANDATE_PRINCIPAL_HOME), mode 0600", load: () => import("./yea-keys.js").then((m) => m.yeaInitCommand) },
+      { name: "install", description: "Add the bridge (yea mcp on the saved services) to an MCP client's config file (--config); creates the agent key", load: () => import("./yea-install.js").then((m) => m.yeaInstallCommand) },
+      { name: "setup", description: "The same as install", load: () => import("./yea-install.js").then((m) => m.yeaSetupCommand) },
+      { name: "uninstall", description: "Remove the bridge's entry from an MCP client's config file (--config); keys and grants stay", load: () => import("./yea-install.js").then((m) => m.yeaUninstallCommand) },
       { name: "whoami", description: "Print the agent's and the principal's public keys and where they are kept", load: () => import("./yea-whoami.js").then((m) => m.yeaWhoamiCommand) },
       { name: "service-id", description: "Print a service's id: from its server key file, or from a running service's BRIEF", load: () => import("./yea-service-id.js").then((m) => m.yeaServiceIdCommand) },
       { name: "services", description: "List the services saved by name in services.json of the YEA home", load: () => import("./yea-services.js").then((m) => m.yeaServicesCommand) },
