@@ -82,6 +82,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "do", description: "Send one request (HELLO, ASK, INTENT, COMMIT, UNDO, EXPAND) to a service and print its Lens", load: () => import("./yea-do.js").then((m) => m.yeaDoCommand) },
       { name: "doctor", description: "Check keys, permissions, saved grants and services' reachability", load: () => import("./yea-doctor.js").then((m) => m.yeaDoctorCommand) },
       { name: "serve", description: "Serve an example service (calendar, shop) on yea://, the HTTP bridge or stdio", load: () => import("./yea-serve.js").then((m) => m.yeaServeCommand) },
+      { name: "test-drive", description: "A first run: the example shop on loopback, throwaway keys, and a HELLO, ASK, INTENT, COMMIT tour", load: () => import("./yea-test-drive.js").then((m) => m.yeaTestDriveCommand) },
       { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) },
       { name: "mcp", description: "Serve YEA services (any transport) to MCP clients on stdio: one tool per capability, plus yea_undo, yea_expand, yea_consent", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpBridgeCommand) },
       { name: "openapi", description: "Serve a REST API (an OpenAPI document) as a YEA service: GETs as ask, writes as intent proposals showing the request", load: () => import("./yea-openapi.js").then((m) => m.yeaOpenapiCommand) },
