@@ -60,10 +60,10 @@ export const OwnCode = Schema.Literal(
   "mandate/bad_grants_file",
   /** A services.json that is not a JSON array of {url, id, name}. */
   "mandate/bad_services_file",
-  /** No saved service has this URL or id. */
+  /** No saved service has this name, URL or id. */
   "mandate/unknown_service",
-  /** A grant imported for another key than this machine's agent key. */
-  "mandate/not_for_this_agent",
+  /** An MCP client's configuration file that is not a JSON object (with an `mcpServers` object). */
+  "mandate/bad_client_config",
   /** The person asked declined (or gave no answer): nothing was signed. */
   "mandate/declined",
   /** A command that needs an interactive terminal ran without one. */

@@ -19,8 +19,9 @@ import { printable } from "../yea/lens/printable.js"
 import { lensReplyHardened } from "../yea/lens/reply.js"
 import { agentKeyPath, yeaHome, readGrants, readKey } from "./yea-home.js"
 import { type CliError, cliError, readBytes, runCommand } from "./writ-io.js"
+import { resolveService } from "./yea-services.js"
 
-const url = Args.text({ name: "URL" }).pipe(Args.withDescription("yea://host:port, yeas://, http(s):// (the HTTP bridge) or stdio: (with --command)"))
+const url = Args.text({ name: "URL" }).pipe(Args.withDescription("yea://host:port, yeas://, http(s):// (the HTTP bridge), stdio: (with --command), or a name saved with `yea add`"))
 const verb = Args.choice(["HELLO", "ASK", "INTENT", "COMMIT", "UNDO", "EXPAND"].map((v) => [v, v] as const), { name: "VERB" }).pipe(
   Args.withDescription("The request to send: HELLO, ASK, INTENT, COMMIT, UNDO or EXPAND")
 )
@@ -95,7 +96,8 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
             return Either.isRight(v) && isJsonObject(v.right) ? Effect.succeed(v.right as Record<string, unknown>) : Effect.fail(cliError("invalid_params", "params is a JSON object", "--params"))
           }
         })
-        const h = (yield* yeaHome)
+        const h = yield* yeaHome
+        const target = yield* resolveService(h, o.url)
         const saved = o.noSaved ? [] : yield* readGrants(h)
         const given = o.grant.map((g) => g.trim())
         const grants = [...saved, ...given]
@@ -106,7 +108,7 @@ export const yeaDoCommand = Command.make("do", { url, verb, capability, ...optio
         ).pipe(Effect.provide(RandomBytes.live))
         const ca = Option.isSome(o.ca) ? { tls: { ca: Buffer.from(yield* readBytes(o.ca.value)) } } : {}
         const command = Option.map(o.command, (c) => c.split(" ").filter((w) => w !== ""))
-        const conn = yield* Effect.mapError(connect(o.url, { ...ca, ...(Option.isSome(command) ? { command: command.value } : {}), timeoutMs: o.timeout * 1000 }), (e) =>
+        const conn = yield* Effect.mapError(connect(target, { ...ca, ...(Option.isSome(command) ? { command: command.value } : {}), timeoutMs: o.timeout * 1000 }), (e) =>
           cliError(e.reason, e.message, o.url)
         )
         const budget = Option.getOrUndefined(o.budget)

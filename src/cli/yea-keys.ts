@@ -82,26 +82,3 @@ export const yeaDelegateCommand = Command.make("delegate", { token, ...caveatOpt
     })
   )
 )
-
-const imported = Args.text({ name: "TOKEN" }).pipe(Args.withDescription("a pg1. grant issued to this machine's agent key on another device"))
-
-/**
- * `mandate yea grant-import <pg1.token>` (docs/cli.md; security.md "Rule one"): saves a grant
- * issued elsewhere, so the principal key never touches the agent's machine. Only a grant whose
- * signatures verify and whose holder is this machine's agent key is saved.
- */
-export const yeaGrantImportCommand = Command.make("grant-import", { token: imported }, (o) =>
-  runCommand(
-    Effect.gen(function* () {
-      const h = yield* yeaHome
-      const agent = yield* readPublicKey(agentKeyPath(h))
-      const token = o.token.trim()
-      const grant = decodeGrant(token)
-      if (Either.isLeft(grant)) return yield* Effect.fail(cliError(grant.left.reason, grant.left.message, "TOKEN"))
-      const checked = verifyChain(grant.right, { trusted: [grant.right.principal], proofKey: grant.right.holder })
-      if (Either.isLeft(checked)) return yield* Effect.fail(cliError(checked.left.reason, checked.left.message, "TOKEN"))
-      if (grant.right.holder !== agent) return yield* Effect.fail(cliError("mandate/not_for_this_agent", `the grant is for ${grant.right.holder}, not this machine's agent key ${agent}`, "TOKEN"))
-      yield* Console.log(`saved a grant from ${grant.right.principal} to ${yield* saveGrant(h, token)}`)
-    })
-  )
-)

@@ -28,6 +28,18 @@ export const readServices = (h: Home) =>
     return yield* Effect.mapError(Schema.decode(ServicesFile)(text), () => cliError("mandate/bad_services_file", "services.json holds a JSON array of {url, id, name}", path))
   })
 
+/** What a command given a service means by it: a URL as it is (yea://, yeas://, http(s)://,
+ * stdio:), else a saved service by its name or id (`mandate/unknown_service` when none is). */
+export const resolveService = (h: Home, nameOrUrl: string) =>
+  /^(yeas?|https?|stdio):/i.test(nameOrUrl)
+    ? Effect.succeed(nameOrUrl)
+    : Effect.flatMap(readServices(h), (list) => {
+      const found = list.find((s) => s.name === nameOrUrl || s.id === nameOrUrl)
+      return found !== undefined
+        ? Effect.succeed(found.url)
+        : Effect.fail(cliError("mandate/unknown_service", `no saved service is named ${nameOrUrl} (mandate yea services lists them; mandate yea add URL saves one)`, nameOrUrl))
+    })
+
 const writeServices = (h: Home, list: ReadonlyArray<ServiceEntry>) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
@@ -61,7 +73,7 @@ export const yeaAddCommand = Command.make("add", { url }, (o) =>
   )
 )
 
-const which = Args.text({ name: "URL|ID" })
+const which = Args.text({ name: "URL|ID" }).pipe(Args.withDescription("the saved service to remove: its URL or its id"))
 
 export const yeaRemoveCommand = Command.make("remove", { which }, (o) =>
   runCommand(

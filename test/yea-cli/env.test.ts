@@ -105,21 +105,3 @@ describe("mandate yea whoami", () => {
     expect(none.stderr).toBe("")
   })
 })
-
-describe("mandate yea grant-import", () => {
-  it("saves a grant issued to this agent elsewhere; refuses one for another key and a tampered one, by reason", async () => {
-    const root = mkdtempSync(join(tmpdir(), "yea-import-"))
-    const env = clean({ HOME: root, MANDATE_HOME: join(root, "agent"), MANDATE_PRINCIPAL_HOME: join(root, "elsewhere") })
-    writeSeed(join(root, "agent"), "agent.key", AGENT)
-    const mine = await Effect.runPromise(issueRootGrant({ sub: agentKey, caveats: [{ svc: ["shop.example"] }] }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(PRINCIPAL), RandomBytes.live))))
-    const theirs = await Effect.runPromise(issueRootGrant({ sub: principalKey, caveats: [] }).pipe(Effect.provide(Layer.merge(Signer.fromSeed(PRINCIPAL), RandomBytes.live))))
-    const ok = await runCli(["yea", "grant-import", mine], { env })
-    expect(ok.status).toBe(0)
-    expect(JSON.parse(readFileSync(join(root, "agent", "grants.json"), "utf8"))).toEqual([mine])
-    const other = await runCli(["yea", "grant-import", theirs], { env })
-    expect(other.stderr).toMatch(/^error: mandate\/not_for_this_agent at TOKEN/m)
-    const tampered = await runCli(["yea", "grant-import", mine.slice(0, -3) + (mine.endsWith("AAA") ? "BBB" : "AAA")], { env })
-    expect(tampered.status).toBe(1)
-    expect(JSON.parse(readFileSync(join(root, "agent", "grants.json"), "utf8"))).toEqual([mine])
-  })
-})

@@ -26,6 +26,11 @@ describe("mandate yea add, services, remove", () => {
       expect(JSON.parse(readFileSync(join(home, "services.json"), "utf8"))).toEqual([{ url, id: "shop.example", name: "Example Meals" }])
       expect((yield* cli(["yea", "add", url])).status).toBe(0)
       expect((yield* cli(["yea", "services"])).stdout).toBe(`shop.example  Example Meals  ${url}\n`)
+      // `yea do` takes a saved service's id (or name) where it takes a URL; an unknown one is refused.
+      const hello = yield* cli(["yea", "do", "shop.example", "HELLO"])
+      expect(hello.status, hello.stderr).toBe(0)
+      expect(hello.stdout).toContain("shop.example")
+      expect((yield* cli(["yea", "do", "nope.example", "HELLO"])).stderr).toMatch(/^error: mandate\/unknown_service at nope.example/m)
       const missing = yield* cli(["yea", "remove", "nope.example"])
       expect(missing.stderr).toMatch(/^error: mandate\/unknown_service at nope.example/m)
       expect((yield* cli(["yea", "remove", "shop.example"])).stdout).toContain("removed 1 service")
