@@ -11,6 +11,7 @@
 // The checks return the `mandate/usage` line's text; run.ts prints it as every other failure.
 import { commandModel, type CommandModel, type OptionDoc } from "./help-model.js"
 import { commandWords, type Entry, isGroup, ROOT_DESCRIPTION, tree } from "./tree.js"
+import { editDistance } from "../kernel/edit-distance.js"
 
 /** Options every command takes (@effect/cli's built-ins, of which the help shows these). */
 const BUILT_IN: ReadonlyArray<OptionDoc> = [
@@ -207,22 +208,12 @@ const nearest = (word: string, candidates: ReadonlyArray<string>): string | unde
   let best: string | undefined
   let bestD = Math.min(3, Math.ceil(word.length / 2))
   for (const c of candidates) {
-    const d = distance(word, c)
+    const d = editDistance(word, c)
     if (d < bestD) {
       best = c
       bestD = d
     }
   }
   return best
-}
-
-const distance = (a: string, b: string): number => {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]
 }
 

@@ -20,6 +20,7 @@ import { lensReplyHardened } from "../yea/lens/reply.js"
 import { agentKeyPath, yeaHome, readGrants, readKey } from "./yea-home.js"
 import { type CliError, cliError, readBytes, runCommand } from "./writ-io.js"
 import { resolveService } from "./yea-services.js"
+import { editDistance } from "../kernel/edit-distance.js"
 
 const url = Args.text({ name: "URL" }).pipe(Args.withDescription("yea://host:port, yeas://, http(s):// (the HTTP bridge), stdio: (with --command), or a name saved with `yea add`"))
 const verb = Args.choice(["HELLO", "ASK", "INTENT", "COMMIT", "UNDO", "EXPAND"].map((v) => [v, v] as const), { name: "VERB" }).pipe(
@@ -63,17 +64,6 @@ export const grantMayNameService = (token: string, service: string): boolean =>
         })
       )
   })
-
-/** Levenshtein distance: a mistyped capability is usually a letter or two away from the real one. */
-const editDistance = (a: string, b: string): number => {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]
-}
 
 /** The service's capability closest to `name` (the first of equals, in the BRIEF's order). */
 export const closestCapability = (name: string, capabilities: ReadonlyArray<string>): string | undefined =>

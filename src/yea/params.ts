@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import type { ParamSchema } from "./frame.js"
 import { yeaError, type YeaError } from "./reason.js"
+import { editDistance } from "../kernel/edit-distance.js"
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 const DATETIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
@@ -31,20 +32,6 @@ const baseOk = (base: string, v: unknown): boolean => {
   }
 }
 
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = cur
-    }
-  }
-  return row[b.length]
-}
-
 /** The declared name closest to `name` within 2 edits, for short names only. */
 const suggest = (name: string, names: ReadonlyArray<string>): string | undefined => {
   if (name.length > SUGGEST_MAX) return undefined
@@ -52,7 +39,7 @@ const suggest = (name: string, names: ReadonlyArray<string>): string | undefined
   let bestD = 3
   for (const n of names) {
     if (n.length > SUGGEST_MAX) continue
-    const d = distance(name.toLowerCase(), n.toLowerCase())
+    const d = editDistance(name.toLowerCase(), n.toLowerCase())
     if (d < bestD) {
       best = n
       bestD = d
