@@ -85,6 +85,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "do", description: "Send one request (HELLO, ASK, INTENT, COMMIT, UNDO, EXPAND) to a service and print its Lens", load: () => import("./yea-do.js").then((m) => m.yeaDoCommand) },
       { name: "doctor", description: "Check keys, permissions, saved grants and services' reachability", load: () => import("./yea-doctor.js").then((m) => m.yeaDoctorCommand) },
       { name: "serve", description: "Serve an example service (calendar, shop) on yea://, the HTTP bridge or stdio", load: () => import("./yea-serve.js").then((m) => m.yeaServeCommand) },
+      { name: "examples", description: "Serve the example calendar (--port) and shop (--port + 2) on yea:// until interrupted; no billing YEA service (billing is `yea mcp-example`)", load: () => import("./yea-examples.js").then((m) => m.yeaExamplesCommand) },
       { name: "test-drive", description: "A first run: the example shop on loopback, throwaway keys, and a HELLO, ASK, INTENT, COMMIT tour", load: () => import("./yea-test-drive.js").then((m) => m.yeaTestDriveCommand) },
       { name: "demo", description: "Run the whole YEA flow on TCP, stdio and the HTTP bridge; exit 1 on any failed check", load: () => import("./yea-demo.js").then((m) => m.yeaDemoCommand) },
       { name: "mcp", description: "Serve YEA services (any transport) to MCP clients on stdio: one tool per capability, plus yea_undo, yea_expand, yea_consent", load: () => import("./yea-mcp.js").then((m) => m.yeaMcpBridgeCommand) },
