@@ -77,7 +77,7 @@ export const tree: ReadonlyArray<Entry> = [
       { name: "install", description: "Add the bridge (yea mcp on the saved services) to an MCP client's config file (--config); creates the agent key", load: () => import("./yea-install.js").then((m) => m.yeaInstallCommand) },
       { name: "setup", description: "The same as install", load: () => import("./yea-install.js").then((m) => m.yeaSetupCommand) },
       { name: "uninstall", description: "Remove the bridge's entry from an MCP client's config file (--config); keys and grants stay", load: () => import("./yea-install.js").then((m) => m.yeaUninstallCommand) },
-      { name: "service-id", description: "Print a service's id: from its server key file, or from a running service's BRIEF", load: () => import("./yea-service-id.js").then((m) => m.yeaServiceIdCommand) },
+      { name: "service-id", description: "Print a service's id: from a server key file or a server's name (server/NAME.key in the YEA home), or from a running service's BRIEF", load: () => import("./yea-service-id.js").then((m) => m.yeaServiceIdCommand) },
       { name: "grant-import", description: "Save a grant issued to this agent on another device, after checking its chain, caveats and holder", load: () => import("./yea-grant-import.js").then((m) => m.yeaGrantImportCommand) },
       { name: "delegate", description: "Narrow a grant this agent holds for another key (--to, added caveats)", load: () => import("./yea-keys.js").then((m) => m.yeaDelegateCommand) },
       { name: "inspect", description: "Decode a pg1. grant, a pc1. consent code or a frame; Lens or --json", load: () => import("./yea-inspect.js").then((m) => m.yeaInspectCommand) },
