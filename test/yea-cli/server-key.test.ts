@@ -58,6 +58,14 @@ describe("the job server's key file", () => {
       expect(id.stdout).toBe(`${keyFromSeed(first)}\n`)
     }))
 
+  it.effect("two first runs at once end up with one key: the second link fails and that run reads the first's key", () =>
+    Effect.gen(function* () {
+      const h = fresh()
+      const seeds = yield* Effect.all([resolve(h), resolve(h), resolve(h)], { concurrency: "unbounded" })
+      expect(new Set(seeds.map(keyFromSeed)).size).toBe(1)
+      expect(readdirSync(join(h.home, "server"))).toEqual(["billing.key"])
+    }))
+
   it.effect("--server-key FILE still wins, and then no key is made in the home", () =>
     Effect.gen(function* () {
       const h = fresh()
