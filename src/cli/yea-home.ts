@@ -20,7 +20,7 @@ import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve, sep } from "node:path"
 import { parseJson } from "../kernel/json.js"
 import { keyFromSeed } from "../yea/keys.js"
-import { type CliError, cliError, readKeyFile, writeKeyFile } from "./writ-io.js"
+import { type CliError, cliError, readKeyFile, seedHex, systemWhy, writeKeyFile } from "./writ-io.js"
 
 export interface Home {
   readonly home: string
@@ -113,6 +113,114 @@ export const createKey = (path: string, seed: Effect.Effect<Uint8Array>) =>
     const s = yield* seed
     yield* writeKeyFile(path, s)
     return { key: keyFromSeed(s), created: true }
+  })
+
+// A server's key: `<home>/server/<name>.key` (SPEC-mcp-ts, options table, `serverKey`; design
+// decision 2: the server key is not one of the secrets SPEC-approval §9 keeps from the agent, so it
+// lives in the agent's home). Created on first run; read under the row's rules, which add to the
+// agent's keys': a regular file only, at most 64 KiB, owned by this user and readable by no one
+// else, in a folder this user owns that no one else can write.
+
+/** The largest key file read (SPEC-mcp-ts `serverKey`): a seed is 65 bytes; anything past this is not a key. */
+export const MAX_KEY_FILE_BYTES = 64 * 1024
+
+const SEED_HEX = /^[0-9a-f]{64}$/
+
+/** A server's name as `yea service-id NAME` takes it: letters, digits, `_` and `-`, no dot, no
+ * slash, so it can be neither a path nor a URL (anything else is a key file or a service). */
+export const isServerName = (s: string): boolean => /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(s)
+
+export const serverKeyDir = (h: Home): string => join(h.home, "server")
+export const serverKeyPath = (h: Home, name: string): string => join(serverKeyDir(h), `${name}.key`)
+
+/** This process's user, where the platform has one (POSIX); undefined on Windows, where owners are not checked. */
+const currentUid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined)
+
+const notOwned = (what: string, uid: number, path: string) =>
+  cliError("mandate/key_permissions", `${what} belongs to user ${uid}, not to this user; refusing to trust it`, path)
+
+/** The server key folder: private (checkPrivateDir) and, where there are owners, this user's. */
+const checkServerKeyDir = (dir: string): Effect.Effect<void, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    yield* checkPrivateDir(dir)
+    const me = currentUid()
+    const info = yield* Effect.mapError(fs.stat(dir), (e) => cliError("mandate/unreadable", systemWhy(e), dir))
+    if (me !== undefined && Option.isSome(info.uid) && info.uid.value !== me) return yield* Effect.fail(notOwned("the folder", info.uid.value, dir))
+  })
+
+/**
+ * Reads a server key file under the `serverKey` row's rules. No link on the path (checked link by
+ * link), then the checks are made on the open file, so the file read is the file checked: a regular
+ * file (the path is stat'ed first so that a FIFO is never opened and cannot block), the same file as
+ * that stat, at most 64 KiB, this user's, and readable by no one else.
+ */
+export const readServerKey = (path: string): Effect.Effect<Uint8Array, CliError, FileSystem.FileSystem> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      if (!(yield* Effect.orElseSucceed(fs.exists(path), () => false))) {
+        // exists() follows links: a dangling link is still a link, refused as one.
+        yield* checkNoLinks(path)
+        return yield* Effect.fail(cliError("mandate/no_key", "no server key here; `mandate yea mcp-example` creates it on its first run", path))
+      }
+      yield* checkServerKeyDir(dirname(path))
+      yield* checkNoLinks(path)
+      const before = yield* Effect.mapError(fs.stat(path), (e) => cliError("mandate/unreadable", systemWhy(e), path))
+      if (before.type !== "File") return yield* Effect.fail(cliError("mandate/unreadable", "not a regular file; refusing to read it", path))
+      const file = yield* Effect.mapError(fs.open(path, { flag: "r" }), (e) => cliError("mandate/unreadable", systemWhy(e), path))
+      const info = yield* Effect.mapError(file.stat, (e) => cliError("mandate/unreadable", systemWhy(e), path))
+      const same = Option.isNone(info.ino) || Option.isNone(before.ino) || (info.ino.value === before.ino.value && info.dev === before.dev)
+      if (info.type !== "File" || !same) return yield* Effect.fail(cliError("mandate/unreadable", "the file changed while it was opened; refusing to read it", path))
+      if (Number(info.size) > MAX_KEY_FILE_BYTES) return yield* Effect.fail(cliError("mandate/bad_key_file", `${Number(info.size)} bytes; a key file is at most ${MAX_KEY_FILE_BYTES}`, path))
+      const me = currentUid()
+      if (me !== undefined && Option.isSome(info.uid) && info.uid.value !== me) return yield* Effect.fail(notOwned("the key file", info.uid.value, path))
+      if ((info.mode & 0o077) !== 0) {
+        return yield* Effect.fail(cliError("mandate/key_permissions", `key file mode ${(info.mode & 0o777).toString(8)} lets others read it; chmod 600`, path))
+      }
+      const bytes = yield* Effect.mapError(file.readAlloc(MAX_KEY_FILE_BYTES), (e) => cliError("mandate/unreadable", systemWhy(e), path))
+      const hex = Buffer.from(Option.getOrElse(bytes, () => new Uint8Array(0))).toString("utf8").trim()
+      if (!SEED_HEX.test(hex)) return yield* Effect.fail(cliError("mandate/bad_key_file", "a key file holds 64 lowercase hex digits", path))
+      return new Uint8Array(Buffer.from(hex, "hex"))
+    })
+  )
+
+/**
+ * The key of server `name`, created on first run: a fresh seed written to a temporary file (0600)
+ * in the 0700 folder and hard-linked into place. The link fails if the key exists (as `O_EXCL`
+ * would), so two first runs agree on one key, and a reader never sees a half-written key. Either
+ * way the key is then read back under readServerKey's rules.
+ */
+export const ensureServerKey = (h: Home, name: string, seed: Effect.Effect<Uint8Array>): Effect.Effect<{ readonly seed: Uint8Array; readonly path: string; readonly created: boolean }, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const dir = serverKeyDir(h)
+    const path = serverKeyPath(h, name)
+    yield* ensurePrivateDir(h.home)
+    yield* ensurePrivateDir(dir)
+    yield* checkServerKeyDir(dir)
+    const exists = yield* Effect.orElseSucceed(fs.exists(path), () => false)
+    let created = false
+    if (!exists) {
+      yield* checkNoLinks(path)
+      // A fresh 0700 folder of its own beside the key, so the temporary name cannot be taken.
+      const tmpDir = yield* Effect.mapError(fs.makeTempDirectory({ directory: dir, prefix: `.${name}.key.` }), (e) => cliError("mandate/unwritable", systemWhy(e), dir))
+      const tmp = join(tmpDir, "key")
+      const write = Effect.gen(function* () {
+        const s = yield* seed
+        yield* Effect.mapError(fs.writeFileString(tmp, seedHex(s) + "\n", { flag: "wx", mode: 0o600 }), (e) => cliError("mandate/unwritable", systemWhy(e), tmp))
+        // The mode above is masked by the umask, which can only remove bits; chmod makes it exact.
+        yield* Effect.mapError(fs.chmod(tmp, 0o600), (e) => cliError("mandate/unwritable", systemWhy(e), tmp))
+        return yield* fs.link(tmp, path).pipe(
+          Effect.as(true),
+          // Another run linked its key first: that key is the one.
+          Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(false)),
+          Effect.mapError((e) => cliError("mandate/unwritable", systemWhy(e), path))
+        )
+      })
+      created = yield* write.pipe(Effect.ensuring(Effect.ignore(fs.remove(tmpDir, { recursive: true }))))
+    }
+    return { seed: yield* readServerKey(path), path, created }
   })
 
 /** The saved grants (`grants.json`, an array of `pg1.` tokens), empty when there is none. */

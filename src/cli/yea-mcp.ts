@@ -22,7 +22,7 @@ import { approvalLayer } from "../store/sqlite/approval.js"
 import { SqliteStore } from "../store/sqlite/client.js"
 import { deprecatedSeedOption, keyFileOption, keyFileOrSeed, keyFrom } from "./key-options.js"
 import { cliError, runCommand } from "./writ-io.js"
-import { agentKeyPath, readKey, yeaHome } from "./yea-home.js"
+import { agentKeyPath, ensureServerKey, readKey, yeaHome } from "./yea-home.js"
 import { localPolicyFile, pinnedPrincipal, signedPolicy, signedPolicySource, storeFolder } from "./yea-local.js"
 import { readServices } from "./yea-services.js"
 
@@ -30,7 +30,7 @@ const sqlite = Options.file("sqlite").pipe(Options.optional, Options.withDescrip
 const storeDir = Options.directory("store").pipe(Options.optional, Options.withDescription("keep approvals in this folder, shared with `mandate yea approve` (stdio default: YEA_STORE, else store/ in the YEA home; HTTP default: memory)"))
 const principal = Options.text("principal").pipe(Options.optional, Options.withDescription("the pinned principal key (ed25519:...); default: the key in the file YEA_PRINCIPAL_PUB names, if that file is safe"))
 const policy = Options.text("policy").pipe(Options.optional, Options.withDescription("the signed policy: a pg1. token, or a file holding one (re-read on every call); default: YEA_POLICY"))
-const serverKey = keyFileOption("server-key", "the server's key file (mandate keygen FILE); its public key is the service id")
+const serverKey = keyFileOption("server-key", "the server's key file (mandate keygen FILE); its public key is the service id (default: server/billing.key in the YEA home, created on the first run)")
 const serverSeed = deprecatedSeedOption("server-seed", "--server-key")
 const deny = Options.text("deny").pipe(Options.repeated, Options.withDescription("a tool that never runs (repeatable)"))
 const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pipe(
@@ -39,6 +39,21 @@ const oob = Options.choice("out-of-band", ["low", "medium", "high"] as const).pi
 )
 const http = Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 (token from YEA_HTTP_TOKEN, person from YEA_SUB)"))
 const port = Options.integer("port").pipe(Options.withDefault(0), Options.withDescription("with --http: the port on 127.0.0.1 (0: any free port)"))
+
+/** The example server's name: its key is `server/billing.key` in the YEA home. */
+export const EXAMPLE_SERVER_NAME = "billing"
+
+/**
+ * The job server's key (SPEC-mcp-ts, options table, `serverKey`): `--server-key FILE`, or the
+ * deprecated `--server-seed`, else `<YEA home>/server/billing.key`, created on the first run.
+ */
+export const exampleServerKey = (o: { readonly serverKey: Option.Option<string>; readonly serverSeed: Option.Option<string> }) =>
+  keyFrom({
+    command: "yea mcp-example", fileOption: "--server-key", file: o.serverKey, seedOption: "--server-seed", seed: o.serverSeed,
+    fallback: Effect.flatMap(yeaHome, (home) =>
+      Effect.map(ensureServerKey(home, EXAMPLE_SERVER_NAME, Effect.provide(Effect.flatMap(RandomBytes, (r) => r.bytes(32)), RandomBytes.live)), (k) => k.seed)
+    )
+  })
 
 /** The HTTP token: 32 characters or more (guessing it must be out of reach), never printed. */
 export const MIN_HTTP_TOKEN = 32
@@ -66,7 +81,7 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, storeD
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
-        const seed = yield* keyFrom({ command: "yea mcp-example", fileOption: "--server-key", file: o.serverKey, seedOption: "--server-seed", seed: o.serverSeed })
+        const seed = yield* exampleServerKey(o)
         const serviceId = keyFromSeed(seed)
         const readPolicy = yield* signedPolicy(yield* signedPolicySource(o.policy))
         const policyFile = yield* localPolicyFile

@@ -1,6 +1,7 @@
-// `mandate yea service-id KEYFILE|URL`: the id a service's grants and proofs are bound to
+// `mandate yea service-id NAME|KEYFILE|URL`: the id a service's grants and proofs are bound to
 // (SPEC §6.3 `svc`, §6.5): from a server key file (its public key is the service id,
-// SPEC-mcp-ts "serverKey"), or from the BRIEF a running service answers HELLO with (§4.1).
+// SPEC-mcp-ts "serverKey"), a server's name (its key `<home>/server/NAME.key`, read under that
+// row's rules), or from the BRIEF a running service answers HELLO with (§4.1).
 //
 // A key file is read under the same rules as the agent's keys (yea-home.ts: no symbolic link, a
 // regular file in a folder others cannot write); only its public key is printed. Anything with a
@@ -12,11 +13,12 @@ import { connect } from "../bind/yea-connect/index.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
 import { makeClient } from "../yea/client.js"
 import { printable } from "../yea/lens/printable.js"
-import { readPublicKey } from "./yea-home.js"
+import { keyFromSeed } from "../yea/keys.js"
+import { isServerName, readPublicKey, readServerKey, serverKeyPath, yeaHome } from "./yea-home.js"
 import { type CliError, cliError, readBytes, runCommand } from "./writ-io.js"
 
-const target = Args.text({ name: "KEYFILE|URL" }).pipe(
-  Args.withDescription("a server key file (64 hex digits, mode 0600), or a service's URL: yea://, yeas://, http(s):// or stdio: (with --command)")
+const target = Args.text({ name: "NAME|KEYFILE|URL" }).pipe(
+  Args.withDescription("a server's name (letters, digits, - and _: its key server/NAME.key in the YEA home, e.g. billing), a server key file (64 hex digits, mode 0600; write ./NAME for a file named like a server), or a service's URL: yea://, yeas://, http(s):// or stdio: (with --command)")
 )
 const options = {
   command: Options.text("command").pipe(Options.optional, Options.withDescription("stdio: the service command line (split on spaces)")),
@@ -50,7 +52,11 @@ export const askService = (url: string, o: { command: Option.Option<string>; ca:
 export const yeaServiceIdCommand = Command.make("service-id", { target, ...options }, (o) =>
   runCommand(
     Effect.gen(function* () {
-      const id = isServiceUrl(o.target) ? yield* askService(o.target, o) : yield* readPublicKey(o.target)
+      const id = isServiceUrl(o.target)
+        ? yield* askService(o.target, o)
+        : isServerName(o.target)
+        ? keyFromSeed(yield* readServerKey(serverKeyPath(yield* yeaHome, o.target)))
+        : yield* readPublicKey(o.target)
       yield* Console.log(id)
     })
   )
