@@ -28,10 +28,11 @@ export const readServices = (h: Home) =>
     return yield* Effect.mapError(Schema.decode(ServicesFile)(text), () => cliError("mandate/bad_services_file", "services.json holds a JSON array of {url, id, name}", path))
   })
 
-/** What a command given a service means by it: a URL as it is (yea://, yeas://, http(s)://,
- * stdio:), else a saved service by its name or id (`mandate/unknown_service` when none is). */
+/** What a command given a service means by it: anything with a URL scheme as it is (the
+ * transport then accepts or refuses its scheme), else a saved service by its name or id
+ * (`mandate/unknown_service` when none is). */
 export const resolveService = (h: Home, nameOrUrl: string) =>
-  /^(yeas?|https?|stdio):/i.test(nameOrUrl)
+  /^[a-z][a-z0-9+.-]*:/i.test(nameOrUrl)
     ? Effect.succeed(nameOrUrl)
     : Effect.flatMap(readServices(h), (list) => {
       const found = list.find((s) => s.name === nameOrUrl || s.id === nameOrUrl)

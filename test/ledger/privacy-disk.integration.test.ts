@@ -255,7 +255,7 @@ describe("mandate ledger with a safe_telemetry ledger", () => {
       renameSync(`${db}.key`, join(dir, "moved.key"))
       const refused = await mandate("record", db, events)
       expect(refused.status).toBe(1)
-      expect(refused.stderr).toMatch(/^error: key_missing: .+\n$/)
+      expect(refused.stderr).toMatch(/^error: key_missing at .+: .+\n$/)
       expect(existsSync(`${db}.key`)).toBe(false)
       const files = { ...onDisk(db), export: Buffer.from((await mandate("export", db, "--mode", "safe_telemetry")).stdout) }
       expect(found(files, M.run).concat(found(files, M.action), found(files, key))).toEqual([])
