@@ -22,7 +22,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const BUDGET = "100.00"
 // Large enough that the killed worker still holds reservations when it dies (at 200 settled of
-// 2,700 actions in all, about $0.045 each), small enough that the run exhausts it.
+// 2,700 actions in all, about $0.045 each; the others start when it has settled 100), small
+// enough that the run exhausts it.
 const SMALL = "60.00"
 const pg = await pgReachable()
 
@@ -83,8 +84,15 @@ const proof = (name: string, where: () => string) =>
     it("holds after a worker is SIGKILLed mid-run and restarted", { timeout: 1_200_000 }, async () => {
       const w = where()
       await create(w)
+      // The others start once the victim has settled 100 actions, so that the budget is not yet
+      // spent when it dies at 200: with 64 actions in flight it then holds reservations for certain
+      // (started together, the others could exhaust the budget first and leave it nothing held).
+      let going!: () => void
+      const victimGoing = new Promise<void>((resolve) => (going = resolve))
+      const victim = runWorker({ where: w, owner: "k0", n: 800, budget: SMALL }, 200, (settled) => settled >= 100 && going())
+      await Promise.race([victimGoing, victim])
       const [killed, ...rest] = await Promise.all([
-        runWorker({ where: w, owner: "k0", n: 800, budget: SMALL }, 200),
+        victim,
         ...[1, 2, 3].map((p) => runWorker({ where: w, owner: `k${p}`, n: 600, budget: SMALL }))
       ])
       expect(killed).toBeUndefined()

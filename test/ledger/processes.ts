@@ -15,9 +15,9 @@ export interface Tally {
 
 /**
  * Runs a worker; with `killAfter` it is SIGKILLed once it reported that many settled actions, and
- * the promise resolves with undefined.
+ * the promise resolves with undefined. `onProgress` hears each count of settled actions it reports.
  */
-export const runWorker = (args: object, killAfter?: number): Promise<Tally | undefined> =>
+export const runWorker = (args: object, killAfter?: number, onProgress?: (settled: number) => void): Promise<Tally | undefined> =>
   new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ["--import", "tsx", worker, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
@@ -25,6 +25,7 @@ export const runWorker = (args: object, killAfter?: number): Promise<Tally | und
     p.stdout.on("data", (d) => {
       out += d
       const m = [...String(d).matchAll(/progress (\d+)/g)].at(-1)
+      if (m !== undefined) onProgress?.(Number(m[1]))
       if (killAfter !== undefined && m !== undefined && Number(m[1]) >= killAfter) p.kill("SIGKILL")
     })
     p.stderr.on("data", (d) => (errOut += d))
