@@ -122,6 +122,8 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private reply(code: number, message: string) {
+    // JSON-RPC 2.0 (section 5) answers a request it could not read with id null; the SDK's message
+    // type has no such id, so the cast says what the spec allows.
     void this.send({ jsonrpc: "2.0", id: null, error: { code, message } } as unknown as JSONRPCMessage).catch(() => undefined)
   }
 

@@ -103,6 +103,7 @@ export interface SentCall {
 /** Sends `call` as a message (`SendMessage`) and accepts the task only as `verifyTask` does. */
 export const sendCall = Effect.fn("writ.a2a.sendCall")(function*(peer: A2aPeer, call: JsonObject, form: CallForm = "part") {
   const message = callMessage(call, form, `writ-${callIdentity(call)}`)
+  // Messages are JSON by their Schemas (Message, V03Message); the casts state what the types cannot.
   const result = yield* rpc(peer, "SendMessage", peer.version === A2A_VERSION ? { message } as unknown as Json : { message: messageToV03(message) } as unknown as Json)
   const task = peer.version === A2A_VERSION
     ? yield* Effect.flatMap(decodeJson(SendMessageResponse, result, "result"), (r) =>
@@ -128,6 +129,7 @@ export interface SentRevoke {
  * revoke, and the status names that ack (`result_mismatch` otherwise).
  */
 export const sendRevoke = Effect.fn("writ.a2a.sendRevoke")(function*(peer: A2aPeer, taskId: string, revoke: JsonObject) {
+  // The cancel params are JSON by construction (cancelParams); the cast states what the type cannot.
   const task = yield* Effect.flatMap(rpc(peer, "CancelTask", cancelParams(taskId, revoke) as unknown as Json), (r) => readTask(peer, r))
   if (task.status.state !== "TASK_STATE_CANCELED") {
     return yield* Effect.fail(a2aError("result_mismatch", "task.status.state", `state ${task.status.state}, not canceled`))

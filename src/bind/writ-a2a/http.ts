@@ -47,6 +47,7 @@ export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
     { url: o.url, protocolBinding: "JSONRPC", protocolVersion: A2A_VERSION },
     { url: o.url, protocolBinding: "JSONRPC", protocolVersion: "0.3" }
   ],
+  // The extension entry is JSON by its Schema (CardExtension); the cast states what the type cannot.
   capabilities: { streaming: true, pushNotifications: false, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
   defaultInputModes: ["application/writ-call+json", "application/json"],
   defaultOutputModes: ["application/writ-tally+json", "application/json"],

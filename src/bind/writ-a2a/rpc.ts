@@ -97,7 +97,8 @@ export class A2aTasks extends Context.Tag("mandate/A2aTasks")<A2aTasks, {
     })))
 }
 
-/** A task in the peer's version. */
+/** A task in the peer's version. The cast: a decoded `Task` (or its 0.3 form) is JSON by its
+ * Schema, but its TypeScript type has optional members that the `Json` type cannot state. */
 const taskIn = (version: A2aVersion, task: Task): Json => (version === A2A_VERSION ? task as unknown as Json : taskToV03(task) as unknown as Json)
 
 /** The request's message, in 1.0 shapes whichever version sent it. */
@@ -118,6 +119,7 @@ const dispatch = (version: A2aVersion, method: string, params: unknown, peer: Pe
         const message = yield* messageOf(version, params)
         const task = yield* handleMessage(message, undefined, peer)
         yield* tasks.put(task)
+        // A decoded Task is JSON by its Schema (see taskIn for the cast).
         return version === A2A_VERSION ? { task: task as unknown as Json } : taskIn(version, task)
       }
       case "GetTask": {

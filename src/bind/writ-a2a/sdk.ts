@@ -61,6 +61,8 @@ export const writAgentExecutor = <M, T, E>(codec: SdkCodec<M, T, E>, run: RunWri
       Effect.catchTag("A2aError", (e) => Effect.succeed(rejectedTask(e.reason, ids)))
     ))
     const sdkTask = codec.taskFromJson(versioned(codec.version, task))
+    // Without a taskEvent the codec's task is itself the SDK's event type (E), which the codec's
+    // generic signature cannot relate to its task type.
     bus.publish(codec.taskEvent === undefined ? sdkTask as unknown as E : codec.taskEvent(sdkTask))
     bus.finished()
   },

@@ -174,6 +174,8 @@ export const makeFileApprovalStore = (dir: string) =>
               Effect.suspend(() => (f as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>)(...args)).pipe(Effect.catchAllDefect((d) => Effect.fail(why(op)(d))))
           : f
       ])
+    // Object.fromEntries loses the store's per-operation signatures; each entry is the same
+    // operation wrapped so a defect becomes the operation's typed failure, so the shape still holds.
     ) as unknown as ApprovalStoreShape
     return guarded
   })
