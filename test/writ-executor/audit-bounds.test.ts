@@ -19,6 +19,18 @@ const chain = () => {
   return [w1, writ(B, E, { act: act("travel") }, w1)] as const
 }
 
+/** An executor accepting root A whose audit allows 3 unauthenticated refusals per peer, then 1 a
+ * second; with a reader of its audit rows. */
+const allowanceRig = (kind: (typeof kinds)[number]) =>
+  Effect.gen(function*() {
+    const d = yield* openDurable(kind)
+    const ex = yield* rig(d.context(), {
+      executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service,
+      refusalAudit: { burst: 3, perSecond: 1 }
+    })
+    return { ex, read: Effect.provide(Effect.flatMap(AuditLog, (l) => l.read), d.context()) }
+  })
+
 for (const kind of kinds) {
   describe(`audit bounds on the ${kind} stores`, () => {
     it.scoped("an unauthenticated call with a 64 KB op is not stored whole", () =>
@@ -40,12 +52,7 @@ for (const kind of kinds) {
     it.scoped("audit rows for unauthenticated refusals are limited per peer, the rest counted in one row", () => {
       const clock = settable()
       return Effect.gen(function*() {
-        const d = yield* openDurable(kind)
-        const ex = yield* rig(d.context(), {
-          executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service,
-          refusalAudit: { burst: 3, perSecond: 1 }
-        })
-        const read = Effect.provide(Effect.flatMap(AuditLog, (l) => l.read), d.context())
+        const { ex, read } = yield* allowanceRig(kind)
         for (let i = 0; i < 10; i++) yield* ex.call(new Received("{"))
         for (let i = 0; i < 5; i++) yield* ex.revoke(new Received("{"))
         expect((yield* read).length).toBe(3)
@@ -70,12 +77,7 @@ for (const kind of kinds) {
     it.scoped("refusals of chains rooted at keys the executor does not accept are on the allowance; a rooted client is served and audited beside them", () => {
       const clock = settable()
       return Effect.gen(function*() {
-        const d = yield* openDurable(kind)
-        const ex = yield* rig(d.context(), {
-          executorKey: E, accept: [A], app: scripted(() => Effect.succeed(ok())).service,
-          refusalAudit: { burst: 3, perSecond: 1 }
-        })
-        const read = Effect.provide(Effect.flatMap(AuditLog, (l) => l.read), d.context())
+        const { ex, read } = yield* allowanceRig(kind)
         // The attacker makes its own root key Z, as anyone can: every call is well signed and
         // answered with a signed `root_not_accepted` tally (section 7 step 5), one each.
         const Z = key(9)

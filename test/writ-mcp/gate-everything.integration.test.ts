@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { createServer } from "node:net"
+import { freePort } from "../../src/cli/demo/stage.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { listAllTools, rawPeer } from "../../src/bind/writ-mcp/rpc.js"
 import type { JsonObject } from "../../src/kernel/json.js"
@@ -104,14 +104,4 @@ describe("writ mcp-gate -- server-everything", () => {
       expect(pinned.map((t) => t.name as string).sort()).toEqual(direct)
       expect(direct).toEqual(expect.arrayContaining(["get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"]))
     }).pipe(Effect.scoped), { timeout: 120_000 })
-})
-
-/** A port the system gave out a moment ago (server-everything takes a port number, not 0). */
-const freePort = Effect.async<number>((resume) => {
-  const s = createServer()
-  s.listen(0, "127.0.0.1", () => {
-    const a = s.address()
-    const port = typeof a === "object" && a !== null ? a.port : 0
-    s.close(() => resume(Effect.succeed(port)))
-  })
 })

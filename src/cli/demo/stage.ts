@@ -49,7 +49,8 @@ export interface Stage {
   readonly bookArgs: JsonObject
 }
 
-const freePort = Effect.async<number>((resume) => {
+/** A port the system gave out a moment ago, for a child that takes a port number, not 0. */
+export const freePort = Effect.async<number>((resume) => {
   const s = createServer()
   s.listen(0, "127.0.0.1", () => {
     const a = s.address()
