@@ -60,6 +60,7 @@ export const githubRoutes: Route = (method, path, query) => {
     return { status: 200, body: all.slice(0, Number(query.get("per_page") ?? 30)) }
   }
   if (method === "GET" && path === "/repos/octo/demo/issues/3") return { status: 200, body: ghIssue(3, "Terminal wraps badly", "ana", ["bug"]) }
+  if (method === "GET" && path === "/repos/octo/demo/contents/src/a%20b.ts") return { status: 200, body: { type: "file", name: "a b.ts", path: "src/a b.ts", size: 4, sha: "abc", encoding: "base64", content: "eCA9IDEK", url: "https://api.github.test/x", _links: {} } }
   if (method === "GET" && path === "/search/issues") return { status: 200, body: { total_count: 1, incomplete_results: false, items: [{ ...ghIssue(2, "Add a toggle", "bo", []), repository_url: "https://api.github.test/repos/octo/demo" }] } }
   if (method === "PUT" && path === "/repos/octo/demo/pulls/42/merge") return { status: 200, body: { sha: "6dcb09b", merged: true, message: "Pull Request successfully merged" } }
   if (method === "POST" && path === "/repos/octo/demo/issues/3/comments") return { status: 201, body: { id: 99, html_url: "https://github.test/octo/demo/issues/3#issuecomment-99", body: "thanks", user: { login: "me" } } }

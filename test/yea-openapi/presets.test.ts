@@ -98,8 +98,13 @@ describe("--preset github against a fake GitHub on loopback", () => {
       expect(Object.keys(one.data as object).sort()).toEqual(["author", "body", "comments", "created_at", "labels", "number", "state", "title", "updated_at"])
       const found = (yield* client.ask("github.search_issues_and_pull_requests", { q: "repo:octo/demo toggle" })) as Reply
       expect(found.data).toEqual([{ number: 2, title: "Add a toggle", state: "open", author: "bo", repository: "https://api.github.test/repos/octo/demo", updated_at: "2026-11-02T10:00:00Z" }])
-      expect(up.seen.map((s) => s.headers.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`])
-      const shown = [brief, list, one, found].map((r) => lensReplyHardened(r as never)).join("\n")
+      // A file path keeps its `/` (x-multi-segment), each segment encoded; `..` is refused before anything is sent.
+      const file = (yield* client.ask("github.repos_get_content", { owner: "octo", repo: "demo", path: "src/a b.ts" })) as Reply
+      expect(file.data).toEqual({ type: "file", path: "src/a b.ts", size: 4, sha: "abc", encoding: "base64", content: "eCA9IDEK", name: "a b.ts" })
+      const escape = (yield* client.ask("github.repos_get_content", { owner: "octo", repo: "demo", path: "../../../user" })) as Reply
+      expect(escape.kind === "ERROR" && escape.code).toBe("invalid_params")
+      expect(up.seen.map((s) => s.headers.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`])
+      const shown = [brief, list, one, found, file].map((r) => lensReplyHardened(r as never)).join("\n")
       expect(shown).toContain("Terminal wraps badly")
       expect(shown).not.toContain(TOKEN)
       expect(shown).not.toContain("avatar_url")

@@ -90,6 +90,8 @@ interface Operation {
   readonly name: string
   readonly summary?: string
   readonly pathParams: ReadonlyArray<string>
+  /** Path parameters marked `x-multi-segment` (a file path such as `src/a.ts`): their `/` are kept. */
+  readonly multiSegment: ReadonlyArray<string>
   readonly queryParams: ReadonlyArray<string>
   readonly params: Record<string, unknown>
   readonly hasBody: boolean
@@ -106,18 +108,20 @@ export const operations = (spec: unknown, prefix: string): ReadonlyArray<Operati
       if (!Predicate.isRecord(op)) continue
       const params: Record<string, unknown> = {}
       const pathParams: Array<string> = []
+      const multiSegment: Array<string> = []
       const queryParams: Array<string> = []
       const declared = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(op.parameters) ? op.parameters : [])]
       for (const p of declared) {
         if (!Predicate.isRecord(p) || typeof p.name !== "string" || (p.in !== "path" && p.in !== "query")) continue
         ;(p.in === "path" ? pathParams : queryParams).push(p.name)
+        if (p.in === "path" && p["x-multi-segment"] === true) multiSegment.push(p.name)
         params[p.in === "path" || p.required === true ? p.name : `${p.name}?`] = compactType(p.schema)
       }
       const content = Predicate.isRecord(op.requestBody) && Predicate.isRecord(op.requestBody.content) ? op.requestBody.content["application/json"] : undefined
       const hasBody = Predicate.isRecord(content)
       if (hasBody) params[Predicate.isRecord(op.requestBody) && op.requestBody.required === true ? "body" : "body?"] = compactType(content.schema)
       const id = typeof op.operationId === "string" ? op.operationId : `${method}_${path}`
-      out.push({ operationId: id, method, path, name: `${prefix}.${slug(id)}`, ...(typeof op.summary === "string" ? { summary: op.summary } : {}), pathParams, queryParams, params, hasBody })
+      out.push({ operationId: id, method, path, name: `${prefix}.${slug(id)}`, ...(typeof op.summary === "string" ? { summary: op.summary } : {}), pathParams, multiSegment, queryParams, params, hasBody })
     }
   }
   return out
@@ -130,7 +134,11 @@ export const requestFor = (base: string, op: Operation, params: Readonly<Record<
     for (const p of op.pathParams) {
       const v = params[p]
       if (v === undefined || v === null) return yield* Effect.fail(yeaError("invalid_params", `${p} is required`))
-      path = path.replace(`{${p}}`, encodeURIComponent(String(v)))
+      // A multi-segment value keeps its `/` but each segment is encoded, and `.`, `..` and empty
+      // segments are refused: the URL parser would resolve them and reach another endpoint.
+      const segments = op.multiSegment.includes(p) ? String(v).split("/") : [String(v)]
+      if (segments.length > 1 && segments.some((s) => s === "" || s === "." || s === "..")) return yield* Effect.fail(yeaError("invalid_params", `${p} has an empty, "." or ".." segment`))
+      path = path.replace(`{${p}}`, segments.map(encodeURIComponent).join("/"))
     }
     const url = new URL(base.replace(/\/+$/, "") + path)
     for (const q of op.queryParams) if (params[q] !== undefined) url.searchParams.set(q, String(params[q]))

@@ -26,7 +26,7 @@ const spec = {
     "/user/repos": { get: operation("repos/list-for-authenticated-user", "Your repositories", [inQuery("sort", oneOf(["created", "updated", "pushed", "full_name"])), perPage, page]) },
     "/repos/{owner}/{repo}": { get: operation("repos/get", "A repository", [owner, repo]) },
     "/repos/{owner}/{repo}/contents/{path}": {
-      get: operation("repos/get-content", "A file's content (base64) or a folder's listing", [owner, repo, inPath("path", str("the file's path in the repository")), inQuery("ref", str("a branch, tag or commit"))])
+      get: operation("repos/get-content", "A file's content (base64) or a folder's listing", [owner, repo, { ...inPath("path", str("the file's path in the repository")), "x-multi-segment": true }, inQuery("ref", str("a branch, tag or commit"))])
     },
     "/repos/{owner}/{repo}/issues": {
       get: operation("issues/list-for-repo", "A repository's issues (and pull requests)", [owner, repo, state, inQuery("labels", str("comma-separated label names")), perPage, page]),
