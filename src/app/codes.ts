@@ -56,6 +56,8 @@ export const OwnCode = Schema.Literal(
   "mandate/bad_service",
   /** An OpenAPI description that cannot be used. */
   "mandate/bad_spec",
+  /** `yea openapi --preset NAME` names no preset the package ships (the error lists them). */
+  "mandate/unknown_preset",
   /** A grants file that is not a JSON array of grant tokens. */
   "mandate/bad_grants_file",
   /** A services.json that is not a JSON array of {url, id, name}. */

@@ -38,15 +38,15 @@ or the \`NO_COLOR\` environment variable is set (to anything but the empty strin
 
 **Keys.** Every key is given as a key file: the 32-byte Ed25519 seed as 64 lowercase hexadecimal
 digits and a newline, readable by its owner only (mode 0600). \`mandate keygen FILE\` writes one and
-prints its did:key; \`mandate yea init\` writes the agent's (\`$MANDATE_HOME/agent.key\`) and the
-principal's (\`$MANDATE_PRINCIPAL_HOME/principal.key\`). A key file that others can read is refused
+prints its did:key; \`mandate yea init\` writes the agent's (\`$YEA_HOME/agent.key\`, default \`~/.yea\`) and the
+principal's (\`$YEA_PRINCIPAL_HOME/principal.key\`). A key file that others can read is refused
 (\`mandate/key_permissions\`), and so is any other content (\`mandate/bad_key_file\`). No command takes a
 seed on its command line, where every user of the machine can read it:
 
 | Key | Option |
 | --- | --- |
 | A Writ executor's, issuer's or holder's key | \`--key FILE\` |
-| The agent's key of the YEA bridge (\`yea mcp\`) | \`--agent-key FILE\` (default: \`$MANDATE_HOME/agent.key\`) |
+| The agent's key of the YEA bridge (\`yea mcp\`) | \`--agent-key FILE\` (default: \`agent.key\` in the YEA home, \`$YEA_HOME\` or \`~/.yea\`) |
 | The example MCP server's key (\`yea mcp-example\`) | \`--server-key FILE\` |
 | The principal's key, to approve in the client (\`yea mcp\`) | \`--approve-here FILE\` |
 | The upstream API's credentials (\`yea openapi\`), one \`Name: value\` header a line | \`--header-file FILE\` (mode 0600 too) |

@@ -68,7 +68,7 @@ export const tree: ReadonlyArray<Entry> = [
     description: "YEA: keys, grants, consent, services, requests, Lens and the conformance runner",
     subcommands: [
       { name: "conformance", description: "Run the YEA conformance vectors in DIR", load: () => import("./yea.js").then((m) => m.yeaConformanceCommand) },
-      { name: "init", description: "Create the agent key ($MANDATE_HOME) and the principal key ($MANDATE_PRINCIPAL_HOME), mode 0600", load: () => import("./yea-keys.js").then((m) => m.yeaInitCommand) },
+      { name: "init", description: "Create the agent key ($YEA_HOME, default ~/.yea) and the principal key ($YEA_PRINCIPAL_HOME), mode 0600", load: () => import("./yea-keys.js").then((m) => m.yeaInitCommand) },
       { name: "add", description: "Check a service with HELLO and add it to services.json (what `yea mcp` with no URL serves)", load: () => import("./yea-services.js").then((m) => m.yeaAddCommand) },
       { name: "remove", description: "Remove a service (by URL or id) from services.json", load: () => import("./yea-services.js").then((m) => m.yeaRemoveCommand) },
       { name: "services", description: "List the services in services.json", load: () => import("./yea-services.js").then((m) => m.yeaServicesCommand) },

@@ -38,7 +38,7 @@ const options = {
   handle: Options.text("handle").pipe(Options.optional, Options.withDescription("EXPAND: the handle")),
   budget: Options.integer("budget").pipe(Options.optional, Options.withDescription("the reply's token budget (§8)")),
   grant: Options.text("grant").pipe(Options.repeated, Options.withDescription("a pg1. grant to send (repeatable), e.g. a consent from approve")),
-  noSaved: Options.boolean("no-saved-grants").pipe(Options.withDescription("do not send the grants saved in $MANDATE_HOME/grants.json")),
+  noSaved: Options.boolean("no-saved-grants").pipe(Options.withDescription("do not send the grants saved in the YEA home's grants.json ($YEA_HOME, default ~/.yea)")),
   command: Options.text("command").pipe(Options.optional, Options.withDescription("stdio: the service command line (split on spaces)")),
   ca: Options.file("ca").pipe(Options.optional, Options.withDescription("yeas://: a PEM certificate to trust (e.g. self-signed)")),
   json: Options.boolean("json").pipe(Options.withDescription("print the reply as JSON instead of Lens")),

@@ -45,7 +45,7 @@ export const yeaDoctorCommand = Command.make("doctor", { urls }, (o) =>
             ? say("ok", "principal key", "not on this machine (grants are signed elsewhere)")
             : say("fail", "principal key", `${principalKeyPath(h)}: ${e.reason}: ${e.message}`),
         onRight: (k) =>
-          say("warn", "principal key", `${k} is readable on this machine; an agent with shell access could read it and sign its own consent${h.principalHome === h.home ? " (it shares the agent's folder; set MANDATE_PRINCIPAL_HOME)" : ""}`)
+          say("warn", "principal key", `${k} is readable on this machine; an agent with shell access could read it and sign its own consent${h.principalHome === h.home ? " (it shares the agent's folder; set YEA_PRINCIPAL_HOME)" : ""}`)
       })
 
       const now = yield* unixSeconds

@@ -1,13 +1,22 @@
 // Where `mandate yea ...` keeps its keys and grants (docs/cli.md "Environment"; design.md, known
 // limits: the principal key must be isolated from the agent).
 //
-//   $MANDATE_HOME, else $YEA_HOME (default ~/.mandate)   agent.key, grants.json, policy.json,
-//                                                        services.json, consents/, store/
-//   $MANDATE_PRINCIPAL_HOME, else $YEA_PRINCIPAL_HOME (default the home)   principal.key
+//   $YEA_HOME, else $MANDATE_HOME, else ~/.yea   agent.key, grants.json, policy.json,
+//                                                services.json, consents/, store/, server/
+//   $YEA_PRINCIPAL_HOME, else $MANDATE_PRINCIPAL_HOME (default the home)   principal.key
 //
-// The reference tools call the home `~/.yea` and read `YEA_HOME` and `YEA_PRINCIPAL_HOME`
-// (docs/cli.md "Environment"); both spellings are read here, through Effect's Config, so an
-// in-process run (a test) sees its own environment and never the real home folder.
+// The reference tools keep these files in `~/.yea` and read `YEA_HOME` and `YEA_PRINCIPAL_HOME`
+// (reference docs/cli.md "Environment", SPEC-mcp-ts options table `store`/`serverKey`), so a user
+// of those tools finds their keys here unchanged. The `MANDATE_` names are read after the `YEA_`
+// ones (they were Mandate's own spellings first); an option naming a file (`--agent-key`,
+// `--store`, `--policy`, `--server-key`...) wins over both. Everything is read through Effect's
+// Config, so an in-process run (a test) sees its own environment and never the real home folder.
+//
+// The old default was `~/.mandate`. When neither variable is set, `~/.yea` does not exist and
+// `~/.mandate` does, that folder is used as the home (nothing is moved behind the user's back, and
+// keys, grants and the store stay together) with one line on stderr saying how to move it. Once
+// `~/.yea` exists it is the home and `~/.mandate` is not read. Only the YEA commands use this
+// resolver: Writ and the ledger take their files from options.
 //
 // Key files are the 64-hex-digit seed files of `mandate keygen` (writ-io.ts), mode 0600. The
 // folders are created 0700 and refused when they are symbolic links or writable by others; a key
@@ -15,11 +24,12 @@
 // symbolic link or from a FIFO (design.md, security review, "Base64url and local state").
 // All file access goes through @effect/platform's FileSystem.
 import { FileSystem } from "@effect/platform"
-import { Config, Effect, Option } from "effect"
+import { Config, Console, Effect, Option } from "effect"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve, sep } from "node:path"
 import { parseJson } from "../kernel/json.js"
 import { keyFromSeed } from "../yea/keys.js"
+import { CliIo } from "./io.js"
 import { type CliError, cliError, readKeyFile, seedHex, systemWhy, writeKeyFile } from "./writ-io.js"
 
 export interface Home {
@@ -27,20 +37,62 @@ export interface Home {
   readonly principalHome: string
 }
 
-/** A variable under its `MANDATE_` name, else its `YEA_` name (docs/cli.md "Environment"). */
+/** A variable under its `YEA_` name, else its `MANDATE_` name (docs/cli.md "Environment"). */
 export const eitherName = (name: string): Config.Config<Option.Option<string>> =>
-  Config.option(Config.nonEmptyString(`MANDATE_${name}`).pipe(Config.orElse(() => Config.nonEmptyString(`YEA_${name}`))))
+  Config.option(Config.nonEmptyString(`YEA_${name}`).pipe(Config.orElse(() => Config.nonEmptyString(`MANDATE_${name}`))))
 
-const homeConfig: Config.Config<Home> = Config.map(
-  Config.all({ home: eitherName("HOME"), principalHome: eitherName("PRINCIPAL_HOME"), user: Config.option(Config.nonEmptyString("HOME")) }),
-  (c) => {
-    const home = resolve(Option.getOrElse(c.home, () => join(Option.getOrElse(c.user, homedir), ".mandate")))
-    return { home, principalHome: resolve(Option.getOrElse(c.principalHome, () => home)) }
-  }
-)
+/** The default home's folder name (the reference tools' `~/.yea`). */
+export const HOME_DIR = ".yea"
+/** Mandate's default home before it followed the reference tools: still read when it alone exists. */
+export const OLD_HOME_DIR = ".mandate"
+
+/** How the home was found: named by a variable, the default, or the old default read in its place. */
+export type HomeSource = "variable" | "default" | "old-default"
+
+export interface ResolvedHome extends Home {
+  readonly source: HomeSource
+}
+
+const homeConfig = Config.all({ home: eitherName("HOME"), principalHome: eitherName("PRINCIPAL_HOME"), user: Config.option(Config.nonEmptyString("HOME")) })
+
+/**
+ * The home and where it came from: a variable (YEA_HOME, else MANDATE_HOME), else `~/.yea`, else
+ * (when `~/.yea` is missing and `~/.mandate` is a folder) `~/.mandate`.
+ */
+export const resolveHome: Effect.Effect<ResolvedHome, CliError, FileSystem.FileSystem> = Effect.gen(function* () {
+  const c = yield* Effect.mapError(homeConfig, (e) => cliError("mandate/usage", String(e), "YEA_HOME"))
+  const withPrincipal = (home: string, source: HomeSource): ResolvedHome => ({ home, principalHome: resolve(Option.getOrElse(c.principalHome, () => home)), source })
+  if (Option.isSome(c.home)) return withPrincipal(resolve(c.home.value), "variable")
+  const user = Option.getOrElse(c.user, homedir)
+  const home = resolve(join(user, HOME_DIR))
+  const old = resolve(join(user, OLD_HOME_DIR))
+  const fs = yield* FileSystem.FileSystem
+  const isDir = (p: string) => Effect.orElseSucceed(Effect.map(fs.stat(p), (i) => i.type === "Directory"), () => false)
+  if (!(yield* Effect.orElseSucceed(fs.exists(home), () => false)) && (yield* isDir(old))) return withPrincipal(old, "old-default")
+  return withPrincipal(home, "default")
+})
+
+/** The one line said when the old default home is read (once per run, see `yeaHome`). */
+export const oldHomeNotice = (h: Home): string =>
+  `notice: reading the YEA home from ${h.home}, the old default; the default is now ~/${HOME_DIR}: move it with \`mv ${h.home} ${join(dirname(h.home), HOME_DIR)}\` (or set YEA_HOME=${h.home})`
+
+// The runs that have said the notice already: a command resolves the home more than once (its
+// keys, its policy.json, its store), and one line is enough. Keyed by the run's streams (CliIo),
+// so each in-process run (a test) gets its own line.
+const noticed = new WeakSet<object>()
 
 /** The folders, from the run's configuration (the environment: the CLI is the composition root). */
-export const yeaHome: Effect.Effect<Home, CliError> = Effect.mapError(homeConfig, (e) => cliError("mandate/usage", String(e), "YEA_HOME"))
+export const yeaHome: Effect.Effect<Home, CliError, FileSystem.FileSystem> = Effect.gen(function* () {
+  const h = yield* resolveHome
+  if (h.source === "old-default") {
+    const io = yield* CliIo
+    if (!noticed.has(io)) {
+      noticed.add(io)
+      yield* Console.error(oldHomeNotice(h))
+    }
+  }
+  return { home: h.home, principalHome: h.principalHome }
+})
 
 export const policyFilePath = (h: Home): string => join(h.home, "policy.json")
 

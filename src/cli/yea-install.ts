@@ -4,7 +4,8 @@
 // here is written or removed, every other entry and member is kept as it was.
 //
 // The entry runs `mandate yea mcp` on the saved services (services.json, yea-services.ts) or the
-// ones given, with `MANDATE_HOME` pointing at the home that holds the agent's key file: the key is
+// ones given, with `YEA_HOME` pointing at the home that holds the agent's key file (the name that
+// wins over `MANDATE_HOME`, so the entry's home is the one used whatever else is set): the key is
 // read from there by the bridge, never written into the client's file (a seed in a client config
 // would be readable by whatever reads that file). `install` creates the agent key when there is
 // none, and never a principal key (design.md, known limits). A file that is not strict JSON (a
@@ -30,7 +31,7 @@ type ClientConfig = typeof ClientConfig.Type
 export const BridgeEntry = Schema.Struct({
   command: Schema.String,
   args: Schema.Array(Schema.String),
-  env: Schema.Struct({ MANDATE_HOME: Schema.String })
+  env: Schema.Struct({ YEA_HOME: Schema.String })
 })
 
 const config = Options.file("config").pipe(Options.withDescription("the MCP client's configuration file (JSON with mcpServers); created if missing"))
@@ -82,7 +83,7 @@ export const installCommand = (commandName: "install" | "setup") =>
         if (urls.length === 0) return yield* Effect.fail(cliError("invalid_params", "no services to serve: save one with `mandate yea add NAME URL` or pass --service", "--service"))
         const agent = yield* createKey(agentKeyPath(h), Effect.flatMap(RandomBytes, (r) => r.bytes(32)).pipe(Effect.provide(RandomBytes.live)))
         const before = yield* readConfig(o.config)
-        const entry = Schema.encodeSync(BridgeEntry)({ command: o.command, args: ["yea", "mcp", ...urls], env: { MANDATE_HOME: h.home } })
+        const entry = Schema.encodeSync(BridgeEntry)({ command: o.command, args: ["yea", "mcp", ...urls], env: { YEA_HOME: h.home } })
         const servers = before?.value.mcpServers ?? {}
         const had = Object.hasOwn(servers, o.name)
         yield* writeConfig(before?.real ?? o.config, { ...(before?.value ?? {}), mcpServers: { ...servers, [o.name]: entry } }, before?.mode ?? 0o600)

@@ -1,6 +1,6 @@
 // `mandate yea init | grant | delegate` (docs/cli.md "Identity and policy"; SPEC §6.2 to §6.4).
 //
-// `init` creates the agent key in $MANDATE_HOME and the principal key in $MANDATE_PRINCIPAL_HOME
+// `init` creates the agent key in $YEA_HOME (default ~/.yea) and the principal key in $YEA_PRINCIPAL_HOME
 // (yea-home.ts), both mode 0600, and warns when the two share a folder: an agent with shell access
 // could then read the principal key and sign its own consent (design.md, known limits).
 // `grant` signs a root grant with the principal key (to this machine's agent unless `--to`) and
@@ -35,14 +35,14 @@ export const yeaInitCommand = Command.make("init", { agentOnly }, ({ agentOnly }
       const principal = yield* createKey(principalKeyPath(h), seed)
       yield* Console.log(`principal key: ${principal.key} (${principal.created ? "created" : "exists"}) ${principalKeyPath(h)}`)
       if (h.principalHome === h.home) {
-        yield* Console.error("warning: the principal key is in the agent's folder; an agent with shell access could read it and sign its own consent (set MANDATE_PRINCIPAL_HOME)")
+        yield* Console.error("warning: the principal key is in the agent's folder; an agent with shell access could read it and sign its own consent (set YEA_PRINCIPAL_HOME)")
       }
     }).pipe(Effect.provide(RandomBytes.live))
   )
 )
 
 const to = Options.text("to").pipe(Options.optional, Options.withDescription("the holder's ed25519: key (default: this machine's agent key)"))
-const noSave = Options.boolean("no-save").pipe(Options.withDescription("print the grant only; do not add it to $MANDATE_HOME/grants.json"))
+const noSave = Options.boolean("no-save").pipe(Options.withDescription("print the grant only; do not add it to the YEA home's grants.json"))
 
 const holderKey = (flag: Option.Option<string>) =>
   Option.match(flag, {

@@ -128,7 +128,7 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, storeD
 
 // `mandate yea mcp URL...`: the bridge (SPEC-bridge) on stdio.
 const urls = Args.text({ name: "URL" }).pipe(Args.withDescription("A YEA service to serve to the MCP client: yea://, yeas://, http(s):// or stdio: (default: the services of `mandate yea add`)"), Args.repeated)
-const agentKey = keyFileOption("agent-key", "the agent's key file, which signs the proofs (default: the agent key `mandate yea init` wrote in $MANDATE_HOME)")
+const agentKey = keyFileOption("agent-key", "the agent's key file, which signs the proofs (default: the agent key `mandate yea init` wrote in the YEA home, $YEA_HOME or ~/.yea)")
 const agentSeed = deprecatedSeedOption("agent-seed", "--agent-key")
 const grants = Options.text("grant").pipe(Options.repeated, Options.withDescription("a grant (pg1.) the agent presents (repeatable)"))
 const approveHere = Options.file("approve-here").pipe(

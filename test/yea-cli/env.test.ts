@@ -1,16 +1,18 @@
-// The variables of docs/cli.md "Environment" read beside the MANDATE_ names, through Config (the
-// run's own environment, never the process's): YEA_HOME and YEA_PRINCIPAL_HOME for the keys,
+// The variables of docs/cli.md "Environment" read before the MANDATE_ names, through Config (the
+// run's own environment, never the process's): YEA_HOME and YEA_PRINCIPAL_HOME for the keys, the
+// default home ~/.yea under HOME and the old default ~/.mandate read (with a notice) when alone,
 // YEA_TRUST (else your own principal key) for what a served service trusts; and the OpenAPI
 // document read from a loopback URL. In process, temp folders only.
 import { NodeContext } from "@effect/platform-node"
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, renameSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { exampleRuntime, serveOn, stateLayer } from "../../src/app/yea-serve.js"
 import { trustOf } from "../../src/cli/yea-local.js"
 import { MAX_SPEC, readSpec } from "../../src/cli/yea-openapi-source.js"
 import { runCli } from "../support/cli.js"
@@ -20,26 +22,84 @@ import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { writeSeed } from "./run.js"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+const shop = Effect.flatMap(exampleRuntime("shop", []), (rt) => serveOn(rt, { _tag: "tcp", port: 0 })).pipe(Effect.provide(stateLayer()), Effect.orDie)
 const clean = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { NO_COLOR: "1", PATH: process.env.PATH, ...extra }
   return env
 }
 
 describe("YEA_HOME and YEA_PRINCIPAL_HOME", () => {
-  it("init puts the keys where the YEA_ names say when the MANDATE_ names are unset; MANDATE_ wins when both are set", async () => {
+  it("init puts the keys where the YEA_ names say; YEA_ wins over MANDATE_ when both are set; MANDATE_ alone still works", async () => {
     const root = mkdtempSync(join(tmpdir(), "yea-env-"))
     const r = await runCli(["yea", "init"], { env: clean({ HOME: join(root, "home"), YEA_HOME: join(root, "agent"), YEA_PRINCIPAL_HOME: join(root, "principal") }) })
     expect(r.status).toBe(0)
     expect(existsSync(join(root, "agent", "agent.key"))).toBe(true)
     expect(existsSync(join(root, "principal", "principal.key"))).toBe(true)
     expect(existsSync(join(root, "home"))).toBe(false)
-    const both = await runCli(["yea", "init", "--agent-only"], { env: clean({ HOME: join(root, "home"), YEA_HOME: join(root, "yea"), MANDATE_HOME: join(root, "mandate") }) })
+    const both = await runCli(["yea", "init"], {
+      env: clean({ HOME: join(root, "home"), YEA_HOME: join(root, "yea"), MANDATE_HOME: join(root, "mandate"), YEA_PRINCIPAL_HOME: join(root, "yp"), MANDATE_PRINCIPAL_HOME: join(root, "mp") })
+    })
     expect(both.status).toBe(0)
-    expect(existsSync(join(root, "mandate", "agent.key"))).toBe(true)
-    expect(existsSync(join(root, "yea"))).toBe(false)
-    const neither = await runCli(["yea", "init", "--agent-only"], { env: clean({ HOME: join(root, "home") }) })
-    expect(neither.status).toBe(0)
-    expect(existsSync(join(root, "home", ".mandate", "agent.key"))).toBe(true)
+    expect(existsSync(join(root, "yea", "agent.key"))).toBe(true)
+    expect(existsSync(join(root, "yp", "principal.key"))).toBe(true)
+    expect(existsSync(join(root, "mandate"))).toBe(false)
+    expect(existsSync(join(root, "mp"))).toBe(false)
+    const old = await runCli(["yea", "init", "--agent-only"], { env: clean({ HOME: join(root, "home"), MANDATE_HOME: join(root, "m2") }) })
+    expect(old.status).toBe(0)
+    expect(existsSync(join(root, "m2", "agent.key"))).toBe(true)
+    expect(existsSync(join(root, "home"))).toBe(false)
+  })
+
+  it("with no variable, init, add and whoami use ~/.yea under HOME, and say nothing about an old home", async () => {
+    const home = mkdtempSync(join(tmpdir(), "yea-default-"))
+    const env = clean({ HOME: home })
+    const init = await runCli(["yea", "init"], { env })
+    expect(init.status, init.stderr).toBe(0)
+    expect(existsSync(join(home, ".yea", "agent.key"))).toBe(true)
+    expect(existsSync(join(home, ".yea", "principal.key"))).toBe(true)
+    expect(init.stdout).toContain(join(home, ".yea", "agent.key"))
+    const url = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+      const url = yield* shop
+      return yield* Effect.promise(() => runCli(["yea", "add", url], { env }))
+    })))
+    expect(url.status, url.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(join(home, ".yea", "services.json"), "utf8"))).toEqual([expect.objectContaining({ id: "shop.example" })])
+    const who = await runCli(["yea", "whoami"], { env })
+    expect(who.status).toBe(0)
+    expect(who.stdout).toMatch(/agent key: {5}ed25519:/)
+    expect(who.stdout).toContain(join(home, ".yea"))
+    expect(existsSync(join(home, ".mandate"))).toBe(false)
+    expect(init.stderr + url.stderr + who.stderr).not.toContain("old default")
+  }, 60_000)
+
+  it("reads the old default ~/.mandate when it alone exists, with one notice line per run saying how to move it; ~/.yea wins once it exists", async () => {
+    const home = mkdtempSync(join(tmpdir(), "yea-old-"))
+    writeSeed(join(home, ".mandate"), "agent.key", PRINCIPAL)
+    const env = clean({ HOME: home })
+    const who = await runCli(["yea", "whoami"], { env })
+    expect(who.status).toBe(0)
+    expect(who.stdout).toContain(`agent key:     ${principalKey}`)
+    const notices = who.stderr.split("\n").filter((l) => l.startsWith("notice:"))
+    expect(notices).toEqual([`notice: reading the YEA home from ${join(home, ".mandate")}, the old default; the default is now ~/.yea: move it with \`mv ${join(home, ".mandate")} ${join(home, ".yea")}\` (or set YEA_HOME=${join(home, ".mandate")})`])
+    // A key made now lands beside the old one, not in a second home.
+    const grant = await runCli(["yea", "init"], { env })
+    expect(grant.status, grant.stderr).toBe(0)
+    expect(existsSync(join(home, ".mandate", "principal.key"))).toBe(true)
+    expect(existsSync(join(home, ".yea"))).toBe(false)
+    // Moved as the notice says: the new default is read, and nothing is said.
+    renameSync(join(home, ".mandate"), join(home, ".yea"))
+    const moved = await runCli(["yea", "whoami"], { env })
+    expect(moved.stdout).toContain(`agent key:     ${principalKey}`)
+    expect(moved.stderr).not.toContain("notice:")
+    // Both present: ~/.yea is the home, the old one is not read.
+    writeSeed(join(home, ".mandate"), "agent.key", AGENT)
+    const both = await runCli(["yea", "whoami"], { env })
+    expect(both.stdout).toContain(`agent key:     ${principalKey}`)
+    expect(both.stderr).not.toContain("notice:")
+    // A variable wins over both, with no notice.
+    const named = await runCli(["yea", "whoami"], { env: clean({ HOME: home, YEA_HOME: join(home, ".mandate") }) })
+    expect(named.stdout).toContain(`agent key:     ${agentKey}`)
+    expect(named.stderr).not.toContain("notice:")
   })
 })
 

@@ -1,4 +1,4 @@
-// `mandate yea install | setup | uninstall --config FILE` in this process, a temp MANDATE_HOME and
+// `mandate yea install | setup | uninstall --config FILE` in this process, a temp YEA_HOME and
 // client file per case: the bridge's entry written and removed, the client's other entries and
 // members untouched, no seed in the file, and the refusals with their reasons.
 import { describe, expect, it } from "@effect/vitest"
@@ -26,7 +26,7 @@ describe("mandate yea install and uninstall", () => {
     const after = read(file)
     expect(after).toEqual({
       theme: "dark",
-      mcpServers: { files: other, yea: { command: "mandate", args: ["yea", "mcp", URL_A, URL_B], env: { MANDATE_HOME: h.home } } }
+      mcpServers: { files: other, yea: { command: "mandate", args: ["yea", "mcp", URL_A, URL_B], env: { YEA_HOME: h.home } } }
     })
     expect(statSync(file).mode & 0o777).toBe(0o644)
     expect(readFileSync(file, "utf8")).not.toContain(Buffer.from(AGENT).toString("hex"))

@@ -25,7 +25,7 @@ const keyFile = (name: string, fill: number, mode = 0o600): string => {
 
 const home = join(root, "home")
 mkdirSync(home, { mode: 0o700 })
-const env = { ...process.env, NO_COLOR: "1", MANDATE_HOME: home, MANDATE_PRINCIPAL_HOME: home }
+const env = { ...process.env, NO_COLOR: "1", YEA_HOME: home, YEA_PRINCIPAL_HOME: home }
 const run = (args: ReadonlyArray<string>) => runCli(args, { env })
 
 /** Nothing listens on loopback port 1: the bridge gets as far as connecting, after reading its keys. */

@@ -36,10 +36,10 @@ describe("mandate yea init", () => {
     const again = await mandate(["yea", "init"], h.env)
     expect(again.stdout).toMatch(/agent key: +ed25519:\S+ \(exists\)/)
     expect(again.stdout.split("\n")[0].split(" ").slice(0, 5)).toEqual(first.stdout.split("\n")[0].split(" ").slice(0, 5))
-    const shared = { ...h.env, MANDATE_PRINCIPAL_HOME: h.home }
+    const shared = { ...h.env, YEA_PRINCIPAL_HOME: h.home }
     const together = await mandate(["yea", "init"], shared)
     expect(together.status).toBe(0)
-    expect(together.stderr).toContain("MANDATE_PRINCIPAL_HOME")
+    expect(together.stderr).toContain("YEA_PRINCIPAL_HOME")
     const agentOnly = homes()
     expect((await mandate(["yea", "init", "--agent-only"], agentOnly.env)).status).toBe(0)
     expect(existsSync(join(agentOnly.principalHome, "principal.key"))).toBe(false)

@@ -1,4 +1,4 @@
-// Runs `mandate yea ...` with its own MANDATE_HOME / MANDATE_PRINCIPAL_HOME, in this process with
+// Runs `mandate yea ...` with its own YEA_HOME / YEA_PRINCIPAL_HOME, in this process with
 // its stdin piped (as an agent's shell would), or as a child process at a pseudo-terminal through util-linux `script` (as a
 // person would), the answer to any prompt written to its input. Every run has a time limit.
 import { spawn, spawnSync } from "node:child_process"
@@ -26,7 +26,7 @@ export const homes = (): Homes => {
   const root = mkdtempSync(join(tmpdir(), "mandate-yea-cli-"))
   const home = join(root, "agent")
   const principalHome = join(root, "principal")
-  return { root, home, principalHome, env: { ...process.env, NO_COLOR: "1", MANDATE_HOME: home, MANDATE_PRINCIPAL_HOME: principalHome } }
+  return { root, home, principalHome, env: { ...process.env, NO_COLOR: "1", YEA_HOME: home, YEA_PRINCIPAL_HOME: principalHome } }
 }
 
 /** Writes a fixed seed as a key file (mode 0600) in a 0700 folder. */

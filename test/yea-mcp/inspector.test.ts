@@ -34,7 +34,7 @@ const tempHome = mkdtempSync(join(tmpdir(), "yea-inspector-home-"))
 const run = (command: string, args: ReadonlyArray<string>, onLine?: (s: string) => boolean, cwd = repoRoot) =>
   new Promise<{ status: number | null; out: string; kill: () => void }>((resolve) => {
     // HOME is a temp folder: the bridge keeps its consents in the YEA home, never the real one.
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: tempHome, MANDATE_HOME: join(tempHome, ".mandate") } })
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: tempHome, YEA_HOME: join(tempHome, ".yea") } })
     let out = ""
     let done = false
     const finish = (status: number | null) => {

@@ -16,7 +16,7 @@ describe("mcp-example on stdio under a 20 MB line", () => {
     Effect.acquireUseRelease(
       Effect.sync(() => {
         const home = mkdtempSync(join(tmpdir(), "yea-flood-home-"))
-        return spawn(process.execPath, [...cliEntry, "yea", "mcp-example", "--server-key", keyFileOf(serverSeed)], { cwd: repoRoot, env: { ...process.env, HOME: home, MANDATE_HOME: join(home, ".mandate") }, stdio: ["pipe", "pipe", "pipe"] })
+        return spawn(process.execPath, [...cliEntry, "yea", "mcp-example", "--server-key", keyFileOf(serverSeed)], { cwd: repoRoot, env: { ...process.env, HOME: home, YEA_HOME: join(home, ".yea") }, stdio: ["pipe", "pipe", "pipe"] })
       }),
       (child) =>
         Effect.promise(

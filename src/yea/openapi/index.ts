@@ -6,12 +6,16 @@
 // On COMMIT, a 5xx or an unanswered request (`unavailable`) may have acted upstream: the runtime
 // records it as an unknown outcome and never sends the write again (service/commit.ts).
 //
+// A preset (preset.ts) narrows a document to an allow-list of operations, each with its risk and
+// the projection of its answer (projection.ts); the adapter takes that as `operations`.
+//
 // The upstream HTTP call is a service (`Upstream`), so this module is pure translation; the
 // fetch-based Layer is in src/bind/yea-openapi/upstream.ts.
 import { Context, Effect, Predicate } from "effect"
 import type { RiskLevel } from "../caveat.js"
 import { yeaError, type YeaError } from "../reason.js"
 import { ask, intent, plans, type CapabilitySpec, type ServiceSpec } from "../service/define.js"
+import { project, type Projection } from "./projection.js"
 
 export interface UpstreamRequest {
   readonly method: string
@@ -36,6 +40,18 @@ export interface OpenApiOptions {
   readonly trust: ReadonlyArray<string>
   /** Risk of a write; default: delete `medium`, others `low`. */
   readonly risk?: (method: string, path: string) => RiskLevel
+  /**
+   * An allow-list by operationId: when given, only these operations are served, a write with the
+   * risk named here (else `risk`'s), and an answer (or a commit's result) cut down to its projection.
+   */
+  readonly operations?: Readonly<Record<string, OperationRule>>
+}
+
+/** What a preset says about one operation it allows. */
+export interface OperationRule {
+  /** The write's risk; a read (GET) is an `ask` and has none. */
+  readonly risk?: RiskLevel
+  readonly projection?: Projection
 }
 
 const WRITES: Readonly<Record<string, "create" | "update" | "delete">> = { post: "create", put: "update", patch: "update", delete: "delete" }
@@ -51,7 +67,13 @@ const compactType = (schema: unknown): unknown => {
     case "number": return `number${desc}`
     case "boolean": return `bool${desc}`
     case "string": return `${schema.format === "date" ? "date" : schema.format === "date-time" ? "datetime" : "string"}${desc}`
-    case "array": return [compactType(schema.items)]
+    // §4.1.1: an array of a base type is `base[]` (before any description); of objects, `[{...}]`.
+    case "array": {
+      const item = compactType(schema.items)
+      if (typeof item !== "string") return Array.isArray(item) ? `any[]${desc}` : [item]
+      const cut = item.indexOf(" — ")
+      return cut < 0 ? `${item}[]${desc}` : `${item.slice(0, cut)}[]${item.slice(cut)}`
+    }
     case "object": {
       const props = Predicate.isRecord(schema.properties) ? schema.properties : {}
       const req = Array.isArray(schema.required) ? schema.required : []
@@ -62,11 +84,14 @@ const compactType = (schema: unknown): unknown => {
 }
 
 interface Operation {
+  readonly operationId: string
   readonly method: string
   readonly path: string
   readonly name: string
   readonly summary?: string
   readonly pathParams: ReadonlyArray<string>
+  /** Path parameters marked `x-multi-segment` (a file path such as `src/a.ts`): their `/` are kept. */
+  readonly multiSegment: ReadonlyArray<string>
   readonly queryParams: ReadonlyArray<string>
   readonly params: Record<string, unknown>
   readonly hasBody: boolean
@@ -83,18 +108,20 @@ export const operations = (spec: unknown, prefix: string): ReadonlyArray<Operati
       if (!Predicate.isRecord(op)) continue
       const params: Record<string, unknown> = {}
       const pathParams: Array<string> = []
+      const multiSegment: Array<string> = []
       const queryParams: Array<string> = []
       const declared = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(op.parameters) ? op.parameters : [])]
       for (const p of declared) {
         if (!Predicate.isRecord(p) || typeof p.name !== "string" || (p.in !== "path" && p.in !== "query")) continue
         ;(p.in === "path" ? pathParams : queryParams).push(p.name)
+        if (p.in === "path" && p["x-multi-segment"] === true) multiSegment.push(p.name)
         params[p.in === "path" || p.required === true ? p.name : `${p.name}?`] = compactType(p.schema)
       }
       const content = Predicate.isRecord(op.requestBody) && Predicate.isRecord(op.requestBody.content) ? op.requestBody.content["application/json"] : undefined
       const hasBody = Predicate.isRecord(content)
       if (hasBody) params[Predicate.isRecord(op.requestBody) && op.requestBody.required === true ? "body" : "body?"] = compactType(content.schema)
       const id = typeof op.operationId === "string" ? op.operationId : `${method}_${path}`
-      out.push({ method, path, name: `${prefix}.${slug(id)}`, ...(typeof op.summary === "string" ? { summary: op.summary } : {}), pathParams, queryParams, params, hasBody })
+      out.push({ operationId: id, method, path, name: `${prefix}.${slug(id)}`, ...(typeof op.summary === "string" ? { summary: op.summary } : {}), pathParams, multiSegment, queryParams, params, hasBody })
     }
   }
   return out
@@ -107,7 +134,11 @@ export const requestFor = (base: string, op: Operation, params: Readonly<Record<
     for (const p of op.pathParams) {
       const v = params[p]
       if (v === undefined || v === null) return yield* Effect.fail(yeaError("invalid_params", `${p} is required`))
-      path = path.replace(`{${p}}`, encodeURIComponent(String(v)))
+      // A multi-segment value keeps its `/` but each segment is encoded, and `.`, `..` and empty
+      // segments are refused: the URL parser would resolve them and reach another endpoint.
+      const segments = op.multiSegment.includes(p) ? String(v).split("/") : [String(v)]
+      if (segments.length > 1 && segments.some((s) => s === "" || s === "." || s === "..")) return yield* Effect.fail(yeaError("invalid_params", `${p} has an empty, "." or ".." segment`))
+      path = path.replace(`{${p}}`, segments.map(encodeURIComponent).join("/"))
     }
     const url = new URL(base.replace(/\/+$/, "") + path)
     for (const q of op.queryParams) if (params[q] !== undefined) url.searchParams.set(q, String(params[q]))
@@ -117,8 +148,10 @@ export const requestFor = (base: string, op: Operation, params: Readonly<Record<
 const upstreamError = (r: UpstreamResponse) =>
   yeaError(r.status === 404 ? "not_found" : r.status === 409 ? "conflict" : r.status >= 500 ? "unavailable" : "invalid_params", `upstream answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`)
 
-const send = (req: UpstreamRequest) =>
-  Effect.flatMap(Upstream, (u) => Effect.flatMap(u.send(req), (r) => (r.status >= 200 && r.status < 300 ? Effect.succeed(r.body) : Effect.fail(upstreamError(r)))))
+const send = (req: UpstreamRequest, projection?: Projection) =>
+  Effect.flatMap(Upstream, (u) =>
+    Effect.flatMap(u.send(req), (r) => (r.status >= 200 && r.status < 300 ? Effect.succeed(projection === undefined ? r.body : project(r.body, projection)) : Effect.fail(upstreamError(r))))
+  )
 
 /** The YEA service of an OpenAPI document. */
 export const fromOpenAPI = (spec: unknown, options: OpenApiOptions): ServiceSpec<Upstream> => {
@@ -130,16 +163,18 @@ export const fromOpenAPI = (spec: unknown, options: OpenApiOptions): ServiceSpec
   const risk = options.risk ?? ((m: string) => (m === "delete" ? "medium" : "low"))
   const caps: Record<string, CapabilitySpec<Upstream>> = {}
   for (const op of operations(spec, prefix)) {
+    const rule = options.operations === undefined ? {} : options.operations[op.operationId]
+    if (rule === undefined) continue
     const summary = op.summary ?? `${op.method.toUpperCase()} ${op.path}`
     if (op.method === "get") {
-      caps[op.name] = ask({ summary, params: op.params as never, run: ({ params }) => Effect.flatMap(requestFor(base, op, params), send) })
+      caps[op.name] = ask({ summary, params: op.params as never, run: ({ params }) => Effect.flatMap(requestFor(base, op, params), (req) => send(req, rule.projection)) })
       continue
     }
     const write = WRITES[op.method]
     caps[op.name] = intent({
       summary,
       params: op.params as never,
-      risk: risk(op.method, op.path),
+      risk: rule.risk ?? risk(op.method, op.path),
       plan: ({ params }) =>
         Effect.map(requestFor(base, op, params), (req) => {
           const u = new URL(req.url)
@@ -150,7 +185,7 @@ export const fromOpenAPI = (spec: unknown, options: OpenApiOptions): ServiceSpec
             action: req
           })
         }),
-      commit: (action) => send(action as UpstreamRequest)
+      commit: (action) => send(action as UpstreamRequest, rule.projection)
     })
   }
   return { id: options.id ?? new URL(base).host, name: title, ...(typeof info.description === "string" ? { summary: info.description } : {}), trust: options.trust, capabilities: caps }
