@@ -17,12 +17,19 @@ const flag = (args: ReadonlyArray<string>, name: string, dflt: number): number =
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : dflt
 }
 
-/** Milliseconds to run `op` on 0..n-1 with `concurrency` in flight. */
+/** This process's CPU time so far (user + system), in milliseconds. */
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+/** Milliseconds (wall and CPU) to run `op` on 0..n-1 with `concurrency` in flight. */
 const timed = <E, R>(n: number, concurrency: number, op: (i: number) => Effect.Effect<unknown, E, R>) =>
   Effect.gen(function*() {
     const t0 = performance.now()
+    const c0 = cpuMs()
     yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), op, { concurrency, discard: true })
-    return performance.now() - t0
+    return { wall: performance.now() - t0, cpu: cpuMs() - c0 }
   })
 
 export const run = async (args: ReadonlyArray<string>) => {
@@ -58,23 +65,31 @@ export const run = async (args: ReadonlyArray<string>) => {
             { id: `${prefix}-${i}`, kind: "llm", metadata: { i }, estimate: { tokens: 10, usd: "0.01" as Usd, latency_ms: 0, risk: 0 } },
             Effect.succeed({ value: i, actual: { tokens: 8, usd: "0.008" as Usd, latency_ms: 0, risk: 0 } })
           ))
-      const ms = { oneRow: 0, seq: 0, par: 0, parSingle: 0 }
-      for (let r = 0; r < rounds; r++) {
-        ms.oneRow += yield* timed(per, 1, (i) => transaction(sql`INSERT INTO bench_rows (id) VALUES (${`r-${r}-${i}`})`))
-        ms.seq += yield* racing(grouped, `s${r}`, 1)
-        ms.par += yield* racing(grouped, `p${r}`, 16)
-        ms.parSingle += yield* racing(plain, `q${r}`, 16)
+      const ms = { oneRow: { wall: 0, cpu: 0 }, seq: { wall: 0, cpu: 0 }, par: { wall: 0, cpu: 0 }, parSingle: { wall: 0, cpu: 0 } }
+      const add = (k: keyof typeof ms, t: { wall: number; cpu: number }) => {
+        ms[k].wall += t.wall
+        ms[k].cpu += t.cpu
       }
-      const rate = (t: number) => (per * rounds) / (t / 1000)
-      return { oneRow: rate(ms.oneRow), seq: rate(ms.seq), par: rate(ms.par), parSingle: rate(ms.parSingle) }
+      for (let r = 0; r < rounds; r++) {
+        add("oneRow", yield* timed(per, 1, (i) => transaction(sql`INSERT INTO bench_rows (id) VALUES (${`r-${r}-${i}`})`)))
+        add("seq", yield* racing(grouped, `s${r}`, 1))
+        add("par", yield* racing(grouped, `p${r}`, 16))
+        add("parSingle", yield* racing(plain, `q${r}`, 16))
+      }
+      // Per figure: operations per second of wall time, and this process's CPU milliseconds per operation.
+      const of = (t: { wall: number; cpu: number }) => ({ rate: (per * rounds) / (t.wall / 1000), cpu: t.cpu / (per * rounds) })
+      return { oneRow: of(ms.oneRow), seq: of(ms.seq), par: of(ms.par), parSingle: of(ms.parSingle) }
     })).pipe(Effect.provide(openLedger(where, { ledger: "bench", synchronous }))))
-    console.log(`SQLite (synchronous ${synchronous}), n = ${per * rounds} in ${rounds} interleaved rounds: baseline 1-row tx ${report.oneRow.toFixed(0)}/s`)
-    for (const [label, rate] of [["guarded, 1 in flight", report.seq], ["guarded, 16 in flight", report.par], ["16, no group commit", report.parSingle]] as const) {
-      console.log(`  ${label.padEnd(24)} ${rate.toFixed(0).padStart(7)}/s  (ratio to 1-row tx ${(rate / report.oneRow).toFixed(3)})`)
+    console.log(`SQLite (synchronous ${synchronous}), n = ${per * rounds} in ${rounds} interleaved rounds: baseline 1-row tx ${report.oneRow.rate.toFixed(0)}/s, ${report.oneRow.cpu.toFixed(3)} ms CPU each`)
+    for (const [label, f] of [["guarded, 1 in flight", report.seq], ["guarded, 16 in flight", report.par], ["16, no group commit", report.parSingle]] as const) {
+      console.log(
+        `  ${label.padEnd(24)} ${f.rate.toFixed(0).padStart(7)}/s  (ratio to 1-row tx ${(f.rate / report.oneRow.rate).toFixed(3)}); ` +
+          `${f.cpu.toFixed(3)} ms CPU each (CPU ratio ${(report.oneRow.cpu / f.cpu).toFixed(3)})`
+      )
     }
     // The summary line: guarded actions per second beside the same run's baseline.
-    const best = Math.max(report.seq, report.par)
-    console.log(`ledger: ${best.toFixed(0)} guarded actions/s on SQLite beside ${report.oneRow.toFixed(0)} one-row transactions/s in the same run (ratio ${(best / report.oneRow).toFixed(3)})`)
+    const best = Math.max(report.seq.rate, report.par.rate)
+    console.log(`ledger: ${best.toFixed(0)} guarded actions/s on SQLite beside ${report.oneRow.rate.toFixed(0)} one-row transactions/s in the same run (ratio ${(best / report.oneRow.rate).toFixed(3)})`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -39,9 +39,21 @@ export interface ReservationBackend {
    * Unknown keys read as 0.
    */
   readonly lockUsage: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, bigint>, StoreError>
-  /** Adds each delta (possibly negative) to its key's consumption. Keys were locked by lockUsage. */
-  readonly addUsage: (deltas: ReadonlyArray<readonly [string, bigint]>) => Effect.Effect<void, StoreError>
+  /**
+   * Adds each delta (possibly negative) to its key's consumption. Keys were locked by lockUsage,
+   * whose answer is passed as `locked`: a store that writes the new value itself (SQLite, whose
+   * amounts are decimal text) takes the value from it instead of reading the key again.
+   */
+  readonly addUsage: (deltas: ReadonlyArray<readonly [string, bigint]>, locked?: ReadonlyMap<string, bigint>) => Effect.Effect<void, StoreError>
   readonly insert: (reservation: Reservation) => Effect.Effect<void, StoreError>
+  /**
+   * Optional: the boundary a settlement (and the composed reserve step) runs in instead of `atomic`:
+   * joined to the caller's open step without a savepoint of its own, `atomic` when there is none
+   * (src/store/sql/transaction.ts `makeJoin`: a failure after a write abandons the step down to the
+   * enclosing savepoint). core.ts raises its own typed errors only before the first write, as it
+   * requires.
+   */
+  readonly join?: AtomicService["transaction"]
   /** Rewrites `state` and `consumed` of an existing reservation. */
   readonly update: (reservation: Reservation) => Effect.Effect<void, StoreError>
   /** Unlocked read of one key's consumption. */

@@ -72,7 +72,7 @@ export const overrunOf = (before: bigint, delta: bigint, limit: bigint): bigint 
 
 /** The reserve step composed from a backend's primitives, inside its `atomic`. */
 const composedStep = (backend: ReservationBackend) => (reservation: Reservation): Effect.Effect<ReserveStep, StoreError> =>
-  backend.atomic(Effect.gen(function*() {
+  (backend.join ?? backend.atomic)(Effect.gen(function*() {
     yield* backend.lockId(reservation.id)
     const existing = yield* backend.load(reservation.id)
     if (Option.isSome(existing)) return { _tag: "Existing", reservation: existing.value } as const
@@ -80,7 +80,7 @@ const composedStep = (backend: ReservationBackend) => (reservation: Reservation)
     const used = reservation.limits.map((l) => usage.get(l.key) ?? 0n)
     // All or nothing: every limit is checked before anything is written.
     if (firstShort(reservation.limits, used) >= 0) return { _tag: "Short", used } as const
-    yield* backend.addUsage(reservation.limits.filter((l) => l.amount !== 0n).map((l) => [l.key, l.amount] as const))
+    yield* backend.addUsage(reservation.limits.filter((l) => l.amount !== 0n).map((l) => [l.key, l.amount] as const), usage)
     yield* backend.insert(reservation)
     return { _tag: "Drawn", used } as const
   }))
@@ -132,7 +132,8 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
     actual: Actual | undefined,
     keepDefault: (r: Reservation, i: number) => bigint
   ): Effect.Effect<Settled, SettleError> =>
-    backend.atomic(Effect.gen(function*() {
+    // Every typed refusal below comes before the first write, as a joined boundary requires.
+    (backend.join ?? backend.atomic)(Effect.gen(function*() {
       yield* backend.lockId(id)
       const found = yield* backend.load(id)
       if (Option.isNone(found)) return yield* new ReservationNotFound({ id })
@@ -167,7 +168,7 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
       const overrun = r.limits.map(() => 0n)
       if (deltas.length > 0) {
         const before = yield* backend.lockUsage(sortedDistinct(deltas.map(([k]) => k)))
-        yield* backend.addUsage(deltas)
+        yield* backend.addUsage(deltas, before)
         r.limits.forEach((l, i) => {
           const delta = consumed[i] - r.consumed[i]
           if (delta <= 0n) return

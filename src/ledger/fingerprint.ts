@@ -2,11 +2,11 @@
 // A fingerprint is SHA-256 over the RFC 8785 canonical JSON of what the scope says
 // makes two actions "the same": member order, whitespace and number spelling do not matter, and
 // only plain JSON is accepted (json.ts), so the same action fingerprints the same in every process.
-import { Effect, Schema } from "effect"
-import { encodeCanonical, hashB64, utf8 } from "../kernel/index.js"
-import { type JsonValue, requireJson } from "./json.js"
+import { Either, Schema } from "effect"
+import { encodeCanonical, hashTextB64 } from "../kernel/index.js"
+import { jsonProblem, type JsonValue } from "./json.js"
 import type { Action } from "./model.js"
-import type { LedgerError } from "./reason.js"
+import { ledgerError, type LedgerError } from "./reason.js"
 
 /**
  * - `exact`: kind and metadata: the same action anywhere in the ledger's scope is a duplicate;
@@ -29,6 +29,12 @@ const material = (action: Action, metadata: JsonValue, scope: DedupScope): JsonV
   }
 }
 
-/** The action's fingerprint in `scope` (43 base64url characters), or `non_json_metadata`. */
-export const fingerprint = (action: Action, scope: DedupScope = "exact"): Effect.Effect<string, LedgerError> =>
-  Effect.map(requireJson(action.metadata), (metadata) => hashB64(utf8(encodeCanonical(material(action, metadata, scope), "utf16"))))
+/**
+ * The action's fingerprint in `scope` (43 base64url characters), or `non_json_metadata`: a plain
+ * function (an Either is also an Effect), computed on every guarded action.
+ */
+export const fingerprint = (action: Action, scope: DedupScope = "exact"): Either.Either<string, LedgerError> => {
+  const p = jsonProblem(action.metadata)
+  if (p !== undefined) return Either.left(ledgerError("non_json_metadata", p.detail, p.path))
+  return Either.right(hashTextB64(encodeCanonical(material(action, action.metadata as JsonValue, scope), "utf16")))
+}

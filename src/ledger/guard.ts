@@ -12,7 +12,7 @@
 //      the dedup unit is given back on failure, so a failed action is never a completed duplicate.
 // Every reservation gets its own identity (a random nonce), so concurrent semantic duplicates in a
 // non-blocking mode never share one (seed: "so Shadow Mode does not alter agent behavior").
-import { Cause, Effect, Either, Exit, Option, Ref, Schema } from "effect"
+import { Cause, Effect, Either, Exit, Option, Schema } from "effect"
 import { Atomic, type LimitExhausted, type LimitSpec, Reservations, type Settled } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
@@ -165,7 +165,7 @@ export const makeGuard = (config: GuardConfig) =>
       }))
 
     /** Set by a `stop` directive in enforce: every later action of this guard is refused with it (directive.ts). */
-    const stopped = yield* Ref.make(Option.none<Decision>())
+    let stopped = Option.none<Decision>()
     const refuseRecorded = (action: Action, d: Decision) =>
       Effect.zipRight(
         writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }]),
@@ -179,7 +179,7 @@ export const makeGuard = (config: GuardConfig) =>
       depth = 0
     ): Effect.Effect<{ readonly value: A; readonly decision: Decision }, E | GuardAbort | ActionDenied | DirectiveIssued | LedgerError | StoreError, R> =>
       Effect.gen(function*() {
-        const decoded = yield* Effect.either(decodeAction(proposed))
+        const decoded = decodeAction(proposed)
         if (Either.isLeft(decoded)) {
           // Enforce refuses with the documented code; shadow and recommend never block (seed: "every
           // proposed action is applied"): a would-refuse is recorded and the action runs.
@@ -192,7 +192,7 @@ export const makeGuard = (config: GuardConfig) =>
           action_id: action.id, mode, allowed: mode === "enforce" ? recommended : true, recommended, reason, directive,
           ...(policy !== undefined ? { policy } : {}), fingerprint: fp
         })
-        const stop = yield* Ref.get(stopped)
+        const stop = stopped
         if (Option.isSome(stop)) {
           return yield* refuseRecorded(action, decision(false, "directive_issued", { _tag: "stop" }, stop.value.policy))
         }
@@ -209,7 +209,7 @@ export const makeGuard = (config: GuardConfig) =>
             case "issue":
               return yield* refuseRecorded(action, d)
             case "stop":
-              yield* Ref.set(stopped, Option.some(d))
+              stopped = Option.some(d)
               return yield* refuseRecorded(action, d)
             case "replace": {
               const replacement = (verdict.directive as Extract<Directive, { _tag: "modify" }>).action

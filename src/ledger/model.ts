@@ -1,7 +1,7 @@
 // The ledger's data model, one Effect Schema each (seed "Action, Cost, and
 // TokenUsage", "Outcome", "Value estimate and estimator state"). Wire names are snake_case, as in
 // the JSONL ledger; amounts of USD are exact decimal strings (usd.ts).
-import { Effect, Schema } from "effect"
+import { Either, Schema } from "effect"
 import { JsonObject, jsonProblem } from "./json.js"
 import { DecisionReason, ledgerError, type LedgerError } from "./reason.js"
 import { Usd, UsdNonNegative } from "./usd.js"
@@ -126,9 +126,14 @@ const problemOf = (proposed: unknown): ActionProblem => {
   return "invalid_action"
 }
 
-/** A proposed action, decoded; failing with its documented reason code (problemOf) and the Schema's detail. */
-export const decodeAction = (proposed: unknown): Effect.Effect<Action, LedgerError & { readonly reason: ActionProblem }> =>
-  Effect.mapError(Schema.validate(Action)(proposed), (e) =>
+const validateAction = Schema.validateEither(Action)
+
+/**
+ * A proposed action, decoded; failing with its documented reason code (problemOf) and the Schema's
+ * detail. A plain function (an Either is also an Effect): the guard decodes every action.
+ */
+export const decodeAction = (proposed: unknown): Either.Either<Action, LedgerError & { readonly reason: ActionProblem }> =>
+  Either.mapLeft(validateAction(proposed), (e) =>
     ledgerError(problemOf(proposed), e.message.replace(/\s*\n\s*/g, " ").slice(0, 500)) as LedgerError & { readonly reason: ActionProblem })
 
 /** Execution modes (seed "Applied decision versus recommendation"). */

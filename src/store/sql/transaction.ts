@@ -43,8 +43,12 @@ export interface TransactionDialect {
 
 interface Step {
   depth: number
-  /** The failure that made the database abandon the transaction, and the savepoint depth it happened at. */
-  abandoned: { readonly error: unknown; readonly depth: number } | undefined
+  /**
+   * The failure that made the database abandon the transaction, and the savepoint depth it happened
+   * at; `alive` when the database did not (a joined step failed after writing, see `makeJoin`): a
+   * savepoint at that depth or above can still undo its writes.
+   */
+  abandoned: { readonly error: unknown; readonly depth: number; readonly alive?: boolean } | undefined
 }
 
 /** The StoreError of a failed transaction statement (`what` is "begin", "commit", "rollback", ...). */
@@ -176,7 +180,18 @@ const savepoint = <A, E, R>(
     const exit = yield* Effect.exit(Effect.provideService(self, SqlClient.TransactionConnection, [conn, depth] as const))
     step.depth = outer
     if (Exit.isSuccess(exit)) {
-      if (step.abandoned !== undefined) return yield* exit // the outermost step refuses to commit
+      const abandoned = step.abandoned
+      if (abandoned !== undefined && abandoned.alive === true && abandoned.depth >= depth) {
+        // A joined step failed after writing and its caller went on: this savepoint holds those
+        // writes, so it is rolled back and fails alone (the rest of the transaction still commits).
+        const undone = yield* Effect.exit(statement(raw, `ROLLBACK TO SAVEPOINT ${name}`, dialect))
+        if (Exit.isSuccess(undone)) {
+          step.abandoned = undefined
+          yield* Effect.ignore(statement(raw, `RELEASE SAVEPOINT ${name}`, dialect))
+        }
+        return yield* Effect.fail(transactionError(dialect, "savepoint", abandoned.error, `not committed, a write of this step failed: ${describeCause(abandoned.error)}`))
+      }
+      if (abandoned !== undefined) return yield* exit // the outermost step refuses to commit
       const released = yield* Effect.exit(statement(raw, `RELEASE SAVEPOINT ${name}`, dialect))
       if (Exit.isFailure(released)) {
         step.abandoned ??= { error: Cause.squash(released.cause), depth: outer }
@@ -196,6 +211,30 @@ const savepoint = <A, E, R>(
       ? Effect.fail(transactionError(dialect, "rollback", Cause.squash(rolledBack.cause)))
       : exit)
   })
+
+/**
+ * A boundary that joins the caller's open step without a savepoint of its own (one statement each
+ * way fewer per joined step), or runs it in `transaction` (the store's Atomic) when there is none. What a savepoint gave is
+ * kept another way: a joined effect that fails with a StoreError, dies or is interrupted may have
+ * written, so its failure marks the step as abandoned at the current depth; then every further
+ * statement of the step is refused, and the enclosing savepoint (or the transaction) undoes its
+ * writes, as when the database itself abandons a transaction. A typed failure of the caller's own
+ * (not a StoreError) passes unmarked: the joined effect must raise those only before its first
+ * write (accounting/core.ts settles and the SQLite stores check everything first, then write).
+ */
+export const makeJoin = (transaction: AtomicService["transaction"]): AtomicService["transaction"] =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) => {
+      const joined = Option.isSome(open) ? steps.get(open.value[0]) : undefined
+      if (joined === undefined) return transaction(self)
+      const step = joined.step
+      return Effect.onError(self, (cause) =>
+        Effect.sync(() => {
+          const failure = Cause.failureOption(cause)
+          const own = Option.isSome(failure) && !(failure.value instanceof StoreError) && !Cause.isDie(cause) && !Cause.isInterrupted(cause)
+          if (!own && step.abandoned === undefined) step.abandoned = { error: Cause.squash(cause), depth: step.depth, alive: true }
+        }))
+    })
 
 /** SQLite's result codes after which it rolls the whole transaction back itself (or may have). */
 const SQLITE_ABANDONS = /^SQLITE_(FULL|IOERR|BUSY|NOMEM|CORRUPT|NOTADB|READONLY|CANTOPEN)/
