@@ -55,6 +55,9 @@ export interface ThirdPartyClient {
   readonly pkg: string
   readonly version: string
   readonly connect: (e: Endpoint) => Promise<ClientSession>
+  /** The client turns a result with `isError` into a thrown error (its text in the message), and
+   * keeps no JSON-RPC code or data of an error answer (only its message). LangChain does both. */
+  readonly flattensErrors: boolean
 }
 
 const require_ = createRequire(import.meta.url)
@@ -97,6 +100,7 @@ const fromThrown = (e: unknown): Outcome => {
 export const aiSdk: ThirdPartyClient = {
   pkg: "@ai-sdk/mcp",
   version: installedVersion("@ai-sdk/mcp"),
+  flattensErrors: false,
   connect: async (e) => {
     const client = await createMCPClient({
       clientName: "mandate-test-ai-sdk",
@@ -141,6 +145,7 @@ const asTextBlock = (content: string): (Block & { structuredContent?: unknown; m
 export const langchain: ThirdPartyClient = {
   pkg: "@langchain/mcp-adapters",
   version: installedVersion("@langchain/mcp-adapters"),
+  flattensErrors: true,
   connect: async (e) => {
     const client = new MultiServerMCPClient({
       throwOnLoadError: true,
@@ -188,6 +193,7 @@ export const langchain: ThirdPartyClient = {
 export const sdk2: ThirdPartyClient = {
   pkg: "@modelcontextprotocol/client",
   version: installedVersion("@modelcontextprotocol/client"),
+  flattensErrors: false,
   connect: async (e) => {
     const client = new Client({ name: "mandate-test-sdk2", version: "0.1.0" })
     await client.connect(
