@@ -27,7 +27,7 @@ import {
   ListResourceTemplatesResultSchema, ListRootsRequestSchema, ListRootsResultSchema, ListToolsRequestSchema, McpError,
   ReadResourceRequestSchema, ReadResourceResultSchema, ResultSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, FiberSet, Option, Schedule, type Scope } from "effect"
+import { Deferred, Duration, Effect, FiberSet, Option, Schedule, type Scope } from "effect"
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
 import type { ExecutorService } from "../../writ/executor/executor.js"
 import { callIdentity } from "../../writ/sign.js"
@@ -192,14 +192,25 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
         : refused("method_refused", `the server behind the gate does not offer ${request.method}`)
     }
 
-    // The server's requests go to the client; notifications pass both ways.
+    // The server's requests go to the client; notifications pass both ways. The server is
+    // connected (and may speak) before the client has initialized, and MCP's lifecycle
+    // (basic/lifecycle, "Initialization") has nothing but pings and logging reach a client before
+    // its `notifications/initialized`: the server's requests wait for it (bounded by their own time
+    // limits), and its notifications before it are dropped (a client lists the tools after
+    // initializing anyway). Seen while testing third-party clients: roots/list and tools/list_changed from
+    // server-everything reached the client before its initialize was answered.
+    const initialized = yield* Deferred.make<void>()
+    server.oninitialized = () => Deferred.unsafeDone(initialized, Effect.void)
+    const ready = () => run(Deferred.await(initialized))
     up.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      relay((timeout) => server.request(request, CreateMessageResultSchema, { signal: extra.signal, timeout })))
+      ready().then(() => relay((timeout) => server.request(request, CreateMessageResultSchema, { signal: extra.signal, timeout }))))
     up.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      relay((timeout) => server.request(request, ElicitResultSchema, { signal: extra.signal, timeout })))
-    up.setRequestHandler(ListRootsRequestSchema, (request, extra) => server.request(request, ListRootsResultSchema, { signal: extra.signal }))
+      ready().then(() => relay((timeout) => server.request(request, ElicitResultSchema, { signal: extra.signal, timeout }))))
+    up.setRequestHandler(ListRootsRequestSchema, (request, extra) =>
+      ready().then(() => server.request(request, ListRootsResultSchema, { signal: extra.signal })))
     up.fallbackNotificationHandler = async (n) => {
       if (n.method === "notifications/tools/list_changed") stale = true
+      if (!(await run(Deferred.isDone(initialized)))) return
       await server.notification(n as never).catch(() => undefined)
     }
     server.fallbackNotificationHandler = async (n) => {
