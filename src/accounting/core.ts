@@ -89,6 +89,45 @@ const composedStep = (backend: ReservationBackend) => (reservation: Reservation)
 const inconsistent = (id: string, message: string) =>
   new StoreError({ operation: "reservations.reserve", message: `reservation ${id}: ${message}` })
 
+/** Request validation; a caller bug is reported before any store is touched. */
+export const validateReserve = validate
+
+/** The held reservation a valid `request` asks for. */
+export const heldReservation = (request: ReserveRequest): Reservation => ({
+  id: request.id,
+  limits: request.limits.map((l) => ({ key: l.key, limit: l.limit, amount: l.amount })),
+  onFailure: request.onFailure,
+  state: "held",
+  consumed: request.limits.map((l) => l.amount)
+})
+
+/**
+ * The answer to `request` from what its reserve step found, whoever ran the step (core.ts's
+ * composed step, a store's own statement, or a store step that does more than the reserve, as
+ * PostgreSQL's Writ admission does): idempotency, the first short limit in request order, and the
+ * store's verdict checked against the rule.
+ */
+export const judgeReserve = (request: ReserveRequest, found: ReserveStep): Effect.Effect<Reserved, ReserveError> =>
+  Effect.suspend((): Effect.Effect<Reserved, ReserveError> => {
+    // Idempotency: an id already reserved is answered with what it holds, consuming nothing.
+    if (found._tag === "Existing") {
+      if (!sameRequest(found.reservation, request)) return Effect.fail(new ReservationConflict({ id: request.id }))
+      return Effect.succeed({ ...found.reservation, replayed: true })
+    }
+    if (found.used.length !== request.limits.length) {
+      return Effect.fail(inconsistent(request.id, `${found.used.length} consumptions read for ${request.limits.length} limits`))
+    }
+    const short = firstShort(request.limits, found.used)
+    if (found._tag === "Short") {
+      if (short < 0) return Effect.fail(inconsistent(request.id, "the store refused a reserve that fits every limit"))
+      // The first limit, in request order, that does not fit is the answer.
+      const l = request.limits[short]
+      return Effect.fail(new LimitExhausted({ key: l.key, limit: l.limit, used: found.used[short], amount: l.amount }))
+    }
+    if (short >= 0) return Effect.fail(inconsistent(request.id, `the store drew over the limit of ${request.limits[short].key}`))
+    return Effect.succeed({ ...heldReservation(request), replayed: false })
+  })
+
 export const makeReservations = (backend: ReservationBackend): ReservationsService => {
   const step = backend.reserveStep ?? composedStep(backend)
   // Spans: each entry point is named, with the reservation id as an attribute,
@@ -96,32 +135,9 @@ export const makeReservations = (backend: ReservationBackend): ReservationsServi
   const reserve = Effect.fn("Reservations.reserve")(
     function*(request: ReserveRequest): Effect.fn.Return<Reserved, ReserveError> {
       yield* Effect.annotateCurrentSpan("reservation", request.id)
-      yield* validate(request)
-      const reservation: Reservation = {
-        id: request.id,
-        limits: request.limits.map((l) => ({ key: l.key, limit: l.limit, amount: l.amount })),
-        onFailure: request.onFailure,
-        state: "held",
-        consumed: request.limits.map((l) => l.amount)
-      }
-      const found = yield* step(reservation)
-      // Idempotency: an id already reserved is answered with what it holds, consuming nothing.
-      if (found._tag === "Existing") {
-        if (!sameRequest(found.reservation, request)) return yield* new ReservationConflict({ id: request.id })
-        return { ...found.reservation, replayed: true }
-      }
-      if (found.used.length !== request.limits.length) {
-        return yield* inconsistent(request.id, `${found.used.length} consumptions read for ${request.limits.length} limits`)
-      }
-      const short = firstShort(request.limits, found.used)
-      if (found._tag === "Short") {
-        if (short < 0) return yield* inconsistent(request.id, "the store refused a reserve that fits every limit")
-        // The first limit, in request order, that does not fit is the answer.
-        const l = request.limits[short]
-        return yield* new LimitExhausted({ key: l.key, limit: l.limit, used: found.used[short], amount: l.amount })
-      }
-      if (short >= 0) return yield* inconsistent(request.id, `the store drew over the limit of ${request.limits[short].key}`)
-      return { ...reservation, replayed: false }
+      yield* validateReserve(request)
+      const reservation = heldReservation(request)
+      return yield* judgeReserve(request, yield* step(reservation))
     }
   )
 

@@ -10,6 +10,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import type { Duplex } from "node:stream"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
 import { StoreError, storeError } from "../../accounting/store-error.js"
 import { runMigrations, type StoreMigrations } from "../sql/migrations.js"
@@ -26,6 +27,11 @@ export interface PgStoreOptions {
   readonly schema?: string
   readonly maxConnections?: number
   readonly connectTimeoutMs?: number
+  /**
+   * The socket of each connection (node-postgres's `stream`), for tests that watch what a step
+   * sends (src/store/postgres/statement-counter.ts). Default: a TCP socket.
+   */
+  readonly stream?: () => Duplex
 }
 
 const validSchema = /^[a-z_][a-z0-9_]{0,62}$/
@@ -82,7 +88,8 @@ export const layer = (
     Layer.provideMerge(PgClient.layer({
       url: Redacted.make(url),
       maxConnections: options.maxConnections ?? 10,
-      connectTimeout: Duration.millis(options.connectTimeoutMs ?? 5_000)
+      connectTimeout: Duration.millis(options.connectTimeoutMs ?? 5_000),
+      ...(options.stream === undefined ? {} : { stream: options.stream })
     })),
     Layer.mapError(opened)
   )

@@ -26,32 +26,21 @@ import { Atomic } from "../../accounting/reservations.js"
 import { storeError } from "../../accounting/store-error.js"
 import { AdmissionGate, type AdmissionGateService, type GateKeys } from "../../writ/executor/admission-gate.js"
 import { PgLocation } from "./client.js"
+import { admissionLocks, type LockKeys, makeAdmitInOne, revokeLocks } from "./writ-admit.js"
+import { WritWorker } from "./writ-worker.js"
 
 const Keys = Schema.parseJson(Schema.Struct({ writs: Schema.Array(Schema.String), issuers: Schema.Array(Schema.String) }))
 const decodeKeys = Schema.decodeUnknown(Keys)
 const encodeKeys = Schema.encode(Keys)
 
-/** The lock keys of a gated step: (text, exclusive). */
-type LockKeys = ReadonlyArray<readonly [string, boolean]>
-
-export const admissionLocks = (keys: GateKeys): LockKeys => {
-  const leaf = keys.writs[keys.writs.length - 1]
-  return [
-    ...keys.writs.map((w) => [`w/${w}`, w === leaf] as const),
-    ...keys.issuers.map((i) => [`i/${i}`, false] as const)
-  ]
-}
-
-export const revokeLocks = (keys: GateKeys): LockKeys => [
-  ...keys.writs.map((w) => [`w/${w}`, true] as const),
-  ...keys.issuers.map((i) => [`i/${i}`, true] as const)
-]
+export { admissionLocks, type LockKeys, revokeLocks } from "./writ-admit.js"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const pg = yield* PgClient.PgClient
   const atomic = yield* Atomic
   const location = yield* PgLocation
+  const worker = yield* WritWorker
   const failed = storeError("writ.gate", location)
   const schema = yield* Effect.mapError(
     Effect.flatMap(sql`SELECT current_schema() AS s`, Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ s: Schema.String })))),
@@ -74,6 +63,8 @@ export const make = Effect.gen(function*() {
     )
   const gate: AdmissionGateService = {
     admit: (keys, step) => atomic.transaction(Effect.zipRight(lock(admissionLocks(keys)), step)),
+    // The same locks and steps 7 to 10 as one statement (writ-admit.ts).
+    admitInOne: makeAdmitInOne(sql, { space, worker: worker.id }),
     revoke: (keys, step) => atomic.transaction(Effect.zipRight(lock(revokeLocks(keys)), Effect.tap(step, () => notify(keys)))),
     revokedElsewhere: (onRevoke) =>
       pg.listen(channel).pipe(
@@ -94,5 +85,5 @@ export const make = Effect.gen(function*() {
   return gate
 })
 
-/** The PostgreSQL admission gate on the database in context (PgStore.layer). */
+/** The PostgreSQL admission gate on the database in context (PgStore.layer), for this worker. */
 export const layer = Layer.effect(AdmissionGate, make)

@@ -9,6 +9,7 @@
 // Integers that can pass 2^31 (times, `exp`) are BIGINT, read back as float8 (exact below 2^53,
 // which section 1.1's integers are) so rows decode to numbers.
 import type { StoreMigrations } from "../sql/migrations.js"
+import { admitFunction } from "./writ-admit.js"
 
 export const migrations: StoreMigrations = {
   table: "mandate_migrations_writ",
@@ -42,7 +43,9 @@ export const migrations: StoreMigrations = {
         res TEXT NOT NULL, PRIMARY KEY (revoke, ack))`,
       `CREATE TABLE IF NOT EXISTS writ_audit (seq BIGSERIAL PRIMARY KEY, time BIGINT NOT NULL, entry TEXT NOT NULL)`,
       `CREATE SEQUENCE IF NOT EXISTS writ_workers_seq AS INTEGER CYCLE`
-    ]
+    ],
+    // Steps 7 to 10 of an admission as one statement (writ-admit.ts).
+    "2_admit_function": [admitFunction]
   }
 }
 

@@ -160,4 +160,4 @@ export type PgWritContext =
  * serve one executor key.
  */
 export const layer = (options: PgStoreOptions = {}): Layer.Layer<PgWritContext, StoreError> =>
-  Layer.mergeAll(storesLayer, PgReservations.layer, WritGate.layer).pipe(Layer.provideMerge(pgLayer(options)))
+  Layer.provideMerge(WritGate.layer, Layer.mergeAll(storesLayer, PgReservations.layer)).pipe(Layer.provideMerge(pgLayer(options)))

@@ -10,7 +10,10 @@
 // Whatever the gate, a step's effect succeeds only once its writes are durable, so a call is
 // answered only after the step that admitted it committed.
 import { Context, Effect, Layer, Option, type Scope } from "effect"
+import type { ReserveStep } from "../../accounting/backend.js"
+import type { Reservation } from "../../accounting/reservations.js"
 import type { StoreError } from "../../accounting/store-error.js"
+import type { AcceptedCall, CallEntry } from "./stores.js"
 
 /** What a gated step touches. */
 export interface GateKeys {
@@ -23,11 +26,53 @@ export interface GateKeys {
   readonly issuers: ReadonlyArray<string>
 }
 
+/**
+ * The store work of steps 7 to 10 for one call, as one step of the store's own (`admitInOne`):
+ * the executor has made every check that reads no store, and the store makes, in section 7's
+ * order, the ones that do, and the writes.
+ */
+export interface StoredAdmission {
+  readonly keys: GateKeys
+  /** Step 7 applies: a forward call is refused when a writ of its chain is revoked. */
+  readonly revocable: boolean
+  /**
+   * Where the executor already knows a refusal comes, so the store stops there (answering
+   * `Stopped`) unless an earlier step refuses first: after step 7 (a step 8 check failed), or
+   * after step 9 (step 10's request is one no store accepts).
+   */
+  readonly stopAfter: "revocation" | "replay" | null
+  /** The pending entry recorded when the call is accepted (step 9's key: its `leaf` and `id`). */
+  readonly accepted: AcceptedCall
+  /** Step 10's held reservation of the chain's count and total limits, when it has any. */
+  readonly reservation: Reservation | null
+}
+
+/** What the store's step found; only `Recorded` and a `Drawn` reserve wrote anything. */
+export type StoredAdmissionStep =
+  | { readonly _tag: "Revoked" }
+  | { readonly _tag: "Stopped" }
+  /** Step 9: the call is already recorded (pending or final). */
+  | { readonly _tag: "Found"; readonly entry: CallEntry }
+  /** No reservation: the pending entry was recorded. */
+  | { readonly _tag: "Recorded" }
+  /**
+   * Step 10's reserve (accounting's ReserveStep): `Drawn` recorded the pending entry with it;
+   * `Short` and `Existing` wrote nothing.
+   */
+  | { readonly _tag: "Reserved"; readonly step: ReserveStep }
+
 export interface AdmissionGateService {
   /** Steps 7 to 10 of one call (and step 11's pending record), atomically. */
   readonly admit: <A, E, R>(keys: GateKeys, step: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** Recording one revoke and computing its ack's body (section 9.1, 9.4), atomically. */
   readonly revoke: <A, E, R>(keys: GateKeys, step: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+  /**
+   * A gate whose store does steps 7 to 10's store work as one step of its own (PostgreSQL: one
+   * statement, so one round trip, src/store/postgres/writ-admit.ts), isolated as `admit` would
+   * isolate it and durable when it succeeds. Absent: the executor composes the step from the
+   * stores inside `admit`.
+   */
+  readonly admitInOne?: (admission: StoredAdmission) => Effect.Effect<StoredAdmissionStep, StoreError>
   /**
    * A gate shared by several processes: runs `onRevoke` with the keys of every revoke another
    * process records, for as long as the scope lives, so this process tells its running operations

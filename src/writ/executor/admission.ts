@@ -17,6 +17,7 @@ import {
 } from "../call.js"
 import type { ObjectInput } from "../verify.js"
 import type { CheckedWrit } from "../writ.js"
+import { admitInOne, type Found } from "./admission-one.js"
 import type { CallAnswer } from "./answers.js"
 import { auditAnswer, auditRefusal, auditReplay, auditUnidentified, peerNameOf } from "./audit.js"
 import { publishAccepted, publishRefused } from "./decisions.js"
@@ -29,11 +30,6 @@ import { type AuditBase, rememberIssuers, signWith, type StepEnv, unsavedCovers 
 import type { AcceptedCall } from "./stores.js"
 import { identity, signPending, signRefusal } from "./tally-sign.js"
 
-/** What step 9 found, or that the call was accepted. */
-type Found =
-  | { readonly _tag: "final"; readonly tally: JsonObject; readonly res: Option.Option<Json> }
-  | { readonly _tag: "pending"; readonly accepted: AcceptedCall }
-  | { readonly _tag: "accepted"; readonly accepted: AcceptedCall; readonly stop: Deferred.Deferred<void> }
 
 /** A call answered by steps 1 to 10 (and audited), or accepted for step 11. */
 export type Admission =
@@ -199,6 +195,32 @@ const admitChecked = (
     // they are only ever added to, so one that covers the chain now covers it inside the gate, and
     // a store that cannot even begin a transaction still answers `revoked` for them.
     if (!standing && unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
+    const admitStep = env.gate.admitInOne
+    if (admitStep !== undefined) {
+      // The gate's store does steps 7 to 10's store work in one step (admission-one.ts).
+      const limits = standing ? [] : limitsOf(chain, K.args)
+      const found = yield* admitInOne(env, admitStep, {
+        checked,
+        chain,
+        peer,
+        standing,
+        limits,
+        accepted: {
+          leaf: leaf.id,
+          id: K.id,
+          call: checked.id,
+          op: K.op,
+          acc: now,
+          standing,
+          chain: chainIds,
+          issuers,
+          exp: leaf.value.exp,
+          reservation: limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
+        }
+      })
+      if (found._tag === "accepted") rememberIssuers(env, issuers)
+      return found
+    }
     const found = yield* env.gate.admit({ writs: chainIds, issuers }, Effect.gen(function*() {
       // Step 7: forward only, no writ of the chain revoked, by identity or key-wide.
       yield* checkRevoked(env, chainIds, issuers, standing)
