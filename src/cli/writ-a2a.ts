@@ -1,10 +1,12 @@
-// `mandate writ a2a-serve`: an A2A agent endpoint (Agent Card and JSON-RPC, A2A 1.0 with 0.3 read)
+// `mandate writ a2a-serve`: an A2A agent endpoint (Agent Card, JSON-RPC and HTTP+JSON; A2A 1.0
+// with 0.3 read over JSON-RPC)
 // in front of an executor whose application is a handler module, as `writ serve` is over HTTP.
 // Prints one JSON line `{"url","card","did","durable","resolved"}` once it listens, then serves
 // until killed.
 //
 // `mandate writ a2a-send URL FILE`: sends a call as an A2A message (the call in a data part of
 // application/writ-call+json) or a revoke in a `CancelTask`, to the agent whose card is at URL,
+// over JSON-RPC or HTTP+JSON (`--transport`; default the card's preferred),
 // and verifies the answer (src/bind/writ-a2a/http-client.ts). `--out` keeps a call's answer as
 // `{"tally","res"}`, the section 10 form `writ call --undo` reads.
 import { Args, Command, Options } from "@effect/cli"
@@ -35,7 +37,7 @@ export const writA2aServeCommand = Command.make(
     store: Options.text("store").pipe(Options.optional, Options.withDescription("SQLite file of every store (absent: memory, lost on restart)")),
     port: Options.integer("port").pipe(Options.withDefault(8070), Options.withDescription("TCP port (0: any free port)")),
     host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on")),
-    path: Options.text("path").pipe(Options.withDefault("/a2a"), Options.withDescription("Path of the JSON-RPC endpoint")),
+    path: Options.text("path").pipe(Options.withDefault("/a2a"), Options.withDescription("Path of the JSON-RPC endpoint; the HTTP+JSON paths are under it")),
     publicUrl: Options.text("public-url").pipe(Options.optional, Options.withDescription("Endpoint URL the Agent Card publishes (default: the one it listens on)")),
     name: Options.text("name").pipe(Options.optional, Options.withDescription("The agent's name in its Agent Card")),
     bound: Options.text("bound").pipe(Options.repeated, Options.withDescription("A bound name listed in the card's Writ extension entry; repeat for several")),
@@ -79,7 +81,7 @@ export const writA2aServeCommand = Command.make(
         )
       )
     )
-).pipe(Command.withDescription("Run an A2A agent endpoint (Agent Card, JSON-RPC; A2A 1.0 with 0.3 read) in front of a Writ executor and a handler module"))
+).pipe(Command.withDescription("Run an A2A agent endpoint (Agent Card, JSON-RPC and HTTP+JSON; A2A 1.0 with 0.3 read) in front of a Writ executor and a handler module"))
 
 // An executor's implementation code (section 11) is relayed as the executor gave it.
 const fromA2a = (e: A2aError) => cliError(e.reason as CliReason, e.message, e.path)
@@ -92,6 +94,10 @@ export const writA2aSendCommand = Command.make(
     task: Options.text("task").pipe(Options.withDefault("writ-revoke"), Options.withDescription("With a revoke: the task id the CancelTask names")),
     form: Options.choice("form", ["part", "metadata"]).pipe(Options.withDefault("part" as const), Options.withDescription("Where the call travels: a data part (preferred) or message metadata")),
     protocol: Options.choice("protocol", ["1.0", "0.3"]).pipe(Options.optional, Options.withDescription("Speak this A2A version to the card's endpoint (default: 1.0 when the card offers it, else 0.3)")),
+    transport: Options.choice("transport", ["jsonrpc", "rest"]).pipe(
+      Options.optional,
+      Options.withDescription("The binding: JSON-RPC, or HTTP+JSON (REST, A2A 1.0 only) (default: the card's preferred of the two)")
+    ),
     out: Options.file("out").pipe(Options.optional, Options.withDescription("Where to write a call's answer as {\"tally\",\"res\"}")),
     force: forceOption
   },
@@ -99,9 +105,12 @@ export const writA2aSendCommand = Command.make(
     runCommand(Effect.gen(function*() {
       const { value } = yield* readObjectFile(o.file, "a call or a revoke")
       if (value.typ !== "call" && value.typ !== "revoke") return yield* Effect.fail(cliError("wrong_type", "a2a-send takes a call or a revoke", o.file))
-      const found = yield* Effect.mapError(resolvePeer(o.url), fromA2a)
-      const peer = Option.isSome(o.protocol) ? { url: found.url, version: o.protocol.value } : found
-      yield* Console.log(`A2A ${peer.version} at ${peer.url}`)
+      if (Option.isSome(o.transport) && o.transport.value === "rest" && Option.isSome(o.protocol) && o.protocol.value === "0.3") {
+        return yield* Effect.fail(cliError("mandate/usage", "--transport rest speaks A2A 1.0 only"))
+      }
+      const found = yield* Effect.mapError(resolvePeer(o.url, Option.getOrUndefined(o.transport)), fromA2a)
+      const peer = Option.isSome(o.protocol) ? { ...found, version: o.protocol.value } : found
+      yield* Console.log(`A2A ${peer.version}${peer.transport === "rest" ? " HTTP+JSON" : ""} at ${peer.url}`)
       if (value.typ === "call") {
         const sent = yield* Effect.mapError(sendCall(peer, value, o.form), fromA2a)
         const t = sent.verified.tally.value

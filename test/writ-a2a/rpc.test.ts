@@ -89,12 +89,23 @@ describe("the A2A endpoint's JSON-RPC (A2A 1.0, 0.3 read)", () => {
 })
 
 describe("the client's reading of an Agent Card", () => {
-  const pick = (card: unknown) => Effect.runSync(Effect.either(Effect.flatMap(Schema.decodeUnknown(AgentCard)(card), peerOfCard)))
-  it("prefers JSON-RPC at 1.0, then at 0.3, then a 0.3 card's url; refuses a card with none", () => {
+  const pick = (card: unknown, transport?: "jsonrpc" | "rest") =>
+    Effect.runSync(Effect.either(Effect.flatMap(Schema.decodeUnknown(AgentCard)(card), (c) => peerOfCard(c, transport))))
+  it("takes the card's first 1.0 interface of JSON-RPC or HTTP+JSON, then JSON-RPC at 0.3, then a 0.3 card's url; or the binding asked for; refuses a card with none", () => {
     const ours = agentCard(keyOf(C), { url: "http://127.0.0.1:1/a2a" })
-    expect(pick(ours)).toEqual(Either.right({ url: "http://127.0.0.1:1/a2a", version: "1.0" }))
-    expect(pick({ name: "x", supportedInterfaces: [{ url: "http://b", protocolBinding: "JSONRPC", protocolVersion: "0.3" }] })).toEqual(Either.right({ url: "http://b", version: "0.3" }))
-    expect(pick({ name: "x", url: "http://c", protocolVersion: "0.3.0" })).toEqual(Either.right({ url: "http://c", version: "0.3" }))
+    expect(pick(ours)).toEqual(Either.right({ url: "http://127.0.0.1:1/a2a", version: "1.0", transport: "jsonrpc" }))
+    expect(pick(ours, "rest")).toEqual(Either.right({ url: "http://127.0.0.1:1/a2a", version: "1.0", transport: "rest" }))
+    const restFirst = {
+      name: "x",
+      supportedInterfaces: [{ url: "http://r", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }, { url: "http://j", protocolBinding: "JSONRPC", protocolVersion: "1.0" }]
+    }
+    expect(pick(restFirst)).toEqual(Either.right({ url: "http://r", version: "1.0", transport: "rest" }))
+    expect(pick(restFirst, "jsonrpc")).toEqual(Either.right({ url: "http://j", version: "1.0", transport: "jsonrpc" }))
+    expect(pick({ name: "x", supportedInterfaces: [{ url: "http://b", protocolBinding: "JSONRPC", protocolVersion: "0.3" }] })).toEqual(Either.right({ url: "http://b", version: "0.3", transport: "jsonrpc" }))
+    expect(pick({ name: "x", url: "http://c", protocolVersion: "0.3.0" })).toEqual(Either.right({ url: "http://c", version: "0.3", transport: "jsonrpc" }))
+    // HTTP+JSON at 0.3 (its paths differ) is not spoken: asked for REST, a 0.3 card has none.
+    const rest03 = pick({ name: "x", url: "http://c", protocolVersion: "0.3.0", supportedInterfaces: [{ url: "http://f", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }] }, "rest")
+    expect(Either.isLeft(rest03) && (rest03.left as { reason: string }).reason).toBe("mandate/a2a_no_interface")
     const none = pick({ name: "x", supportedInterfaces: [{ url: "http://d", protocolBinding: "GRPC", protocolVersion: "1.0" }] })
     expect(Either.isLeft(none) && (none.left as { reason: string }).reason).toBe("mandate/a2a_no_interface")
     expect(pick({ name: "x", url: "http://e", preferredTransport: "GRPC" })._tag).toBe("Left")

@@ -5,79 +5,28 @@
 //   - Mandate's client (src/bind/writ-a2a/http-client.ts) against servers built with each SDK
 //     (DefaultRequestHandler, its Express handlers, `writAgentExecutor`), whose `CancelTask`
 //     passes a revoke to the executor through `revokeThroughCancel`.
-import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
+import { ClientFactory } from "@a2a-js/sdk/client"
 import { Message as SdkMessage, Role, Task as SdkTask, TaskState } from "@a2a-js/sdk"
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { ClientFactory as ClientFactoryV03 } from "a2a-sdk-v03/client"
 import { DefaultRequestHandler as DefaultRequestHandlerV03, InMemoryTaskStore as InMemoryTaskStoreV03 } from "a2a-sdk-v03/server"
 import { A2AExpressApp } from "a2a-sdk-v03/server/express"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Either, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import express from "express"
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
 import type { AddressInfo } from "node:net"
 import type { Server } from "node:http"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { plainExecutor } from "../../src/app/plain-executor.js"
 import { resolvePeer, sendCall, sendRevoke } from "../../src/bind/writ-a2a/http-client.js"
 import { verifyTask } from "../../src/bind/writ-a2a/client.js"
-import { ACK_KEY, Task } from "../../src/bind/writ-a2a/schema.js"
+import { ACK_KEY } from "../../src/bind/writ-a2a/schema.js"
 import { revokeThroughCancel, type SdkCodec, writAgentExecutor } from "../../src/bind/writ-a2a/sdk.js"
 import { taskFromV03, V03Task } from "../../src/bind/writ-a2a/v03.js"
-import { application as payment } from "../../src/examples/payment.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { verifyAck } from "../../src/writ/ack.js"
-import { Application } from "../../src/writ/executor/services.js"
 import { ackIdentity } from "../../src/writ/sign.js"
-import { runCli, spawnMandate } from "../support/cli.js"
-import { repoRoot } from "../support/shared.js"
-
-const dir = mkdtempSync(join(tmpdir(), "mandate-a2a-sdk-"))
-const at = (name: string) => join(dir, name)
-const readObject = (name: string) => JSON.parse(readFileSync(at(name), "utf8")) as JsonObject
-
-const cli = async (...args: Array<string>) => {
-  const r = await runCli(args)
-  if (r.status !== 0) throw new Error(`mandate ${args.join(" ")}: ${r.stderr}`)
-  return r.stdout
-}
-const didOf = (out: string) => out.match(/did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+/)![0]
-
-/** Keys A (root) and C (executor); a grant from A to C; calls of A under it; a revoke of it. */
-const world = async (prefix: string) => {
-  const A = didOf(await cli("keygen", at(`${prefix}a.key`)))
-  const C = didOf(await cli("keygen", at(`${prefix}c.key`)))
-  await cli("writ", "issue", "--key", at(`${prefix}a.key`), "--hld", C, "--act", "travel", "--max", "amount=60000", "--set", "currency=USD", "--ttl", "3600", "--out", at(`${prefix}grant.json`))
-  // A second grant that allows one use: its second call is refused, signed (count_exhausted).
-  await cli("writ", "issue", "--key", at(`${prefix}a.key`), "--hld", C, "--act", "travel", "--max", "amount=60000", "--count", "uses=1", "--ttl", "3600", "--out", at(`${prefix}once.json`))
-  // A third, for the 0.3 client, revoked on its own.
-  await cli("writ", "issue", "--key", at(`${prefix}a.key`), "--hld", C, "--act", "travel", "--max", "amount=60000", "--ttl", "3600", "--out", at(`${prefix}other.json`))
-  const call = async (name: string, amount: number, chain = "grant.json") => {
-    await cli("writ", "call", "--key", at(`${prefix}a.key`), "--chain", at(`${prefix}${chain}`), "--op", "travel/charge", "--args", JSON.stringify({ amount, currency: "USD" }), "--out", at(`${prefix}${name}`))
-    return readObject(`${prefix}${name}`)
-  }
-  const calls = {
-    one: await call("one.json", 58900),
-    two: await call("two.json", 1200, "other.json"),
-    first: await call("first.json", 10, "once.json"),
-    over: await call("over.json", 20, "once.json"),
-    after: await call("after.json", 100)
-  }
-  await cli("writ", "revoke", "--key", at(`${prefix}a.key`), "--chain", at(`${prefix}grant.json`), "--out", at(`${prefix}revoke.json`))
-  await cli("writ", "revoke", "--key", at(`${prefix}a.key`), "--chain", at(`${prefix}other.json`), "--out", at(`${prefix}revoke-other.json`))
-  return { A, C, calls, revoke: readObject(`${prefix}revoke.json`), revokeOther: readObject(`${prefix}revoke-other.json`), seedFile: at(`${prefix}c.key`) }
-}
-
-const run = <A, E>(eff: Effect.Effect<A, E, never>) => Effect.runPromise(Effect.either(eff))
-const http = NodeHttpClient.layerUndici
-const reasonOf = (e: Either.Either<unknown, { readonly reason: string }>) => (Either.isLeft(e) ? e.left.reason : "accept")
-
-/** The 1.0 SDK's task as 1.0 JSON, read with the binding's Schema. */
-const fromSdk = (task: SdkTask) => Schema.decodeUnknownSync(Task)(SdkTask.toJSON(task))
+import { executorRuntime, fromSdk, http, reasonOf, run, spawnA2aServe, stop, world } from "./sdk-world.js"
 
 describe("the A2A SDK's clients against mandate writ a2a-serve", () => {
   let child: ChildProcess
@@ -86,33 +35,13 @@ describe("the A2A SDK's clients against mandate writ a2a-serve", () => {
 
   beforeAll(async () => {
     w = await world("s-")
-    child = spawnMandate([
-      "writ", "a2a-serve", "--port", "0", "--key", w.seedFile, "--root", w.A, "--store", at("s-c.sqlite"),
-      "--handler", join(repoRoot, "src/examples/payment.ts"), "--bound", "amount"
-    ])
-    const ready = await new Promise<{ card: string; did: string }>((resolve, reject) => {
-      let out = ""
-      let err = ""
-      child.stderr!.on("data", (d: Buffer) => (err += d.toString()))
-      child.stdout!.on("data", (d: Buffer) => {
-        out += d.toString()
-        const line = out.split("\n").find((l) => l.startsWith("{") && l.endsWith("}"))
-        if (line !== undefined) resolve(JSON.parse(line))
-      })
-      child.on("exit", (code) => reject(new Error(`a2a-serve exited (${code}): ${err}`)))
-    })
-    expect(ready.did).toBe(w.C)
-    base = ready.card.replace("/.well-known/agent-card.json", "")
+    const started = await spawnA2aServe(w, "s-")
+    child = started.child
+    expect(started.did).toBe(w.C)
+    base = started.base
   }, 120_000)
 
-  afterAll(async () => {
-    if (child === undefined || child.exitCode !== null) return
-    child.removeAllListeners("exit")
-    await new Promise<void>((resolve) => {
-      child.on("exit", () => resolve())
-      child.kill("SIGTERM")
-    })
-  })
+  afterAll(() => stop(child))
 
   it("@a2a-js/sdk 1.3 (A2A 1.0): a call in a data part comes back as a task whose tally verifies; GetTask; revoke through CancelTask", async () => {
     const client = await new ClientFactory().createFromUrl(base)
@@ -231,14 +160,6 @@ afterAll(async () => {
   for (const s of servers) await new Promise((resolve) => s.close(resolve))
 })
 
-/** The executor of C, in memory, for an SDK server to run calls through. */
-const executorRuntime = (w: Awaited<ReturnType<typeof world>>) =>
-  ManagedRuntime.make(plainExecutor({
-    seed: new Uint8Array(Buffer.from(readFileSync(w.seedFile, "utf8").trim(), "hex")),
-    application: Layer.succeed(Application, payment),
-    roots: [w.A]
-  }))
-
 describe("Mandate's A2A client against servers built with the A2A SDK", () => {
   it("@a2a-js/sdk 1.3 server: the call verifies, and its CancelTask passes the revoke to the executor", async () => {
     const w = await world("v1-")
@@ -266,7 +187,7 @@ describe("Mandate's A2A client against servers built with the A2A SDK", () => {
     card.supportedInterfaces.push({ url: `${base}/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" })
 
     const peer = await run(Effect.provide(resolvePeer(base), http))
-    expect(Either.isRight(peer) && peer.right).toEqual({ url: `${base}/a2a`, version: "1.0" })
+    expect(Either.isRight(peer) && peer.right).toEqual({ url: `${base}/a2a`, version: "1.0", transport: "jsonrpc" })
     if (Either.isLeft(peer)) return
     for (const form of ["part", "metadata"] as const) {
       const sent = await run(Effect.provide(sendCall(peer.right, form === "part" ? w.calls.one : w.calls.two, form), http))

@@ -6,19 +6,21 @@ import { Schema } from "effect"
 import { ImplementationCode, MissingCall, MissingTally, ResultMismatch } from "../../writ/binding-reason.js"
 import { WritReason } from "../../writ/reason.js"
 
-/** The binding's JSON-RPC codes (./rpc.ts, ./http-client.ts). */
+/** The binding's own codes, on JSON-RPC and HTTP+JSON (./rpc.ts, ./rest.ts, ./http-client.ts, ./rest-client.ts). */
 export const A2aRpcCode = Schema.Literal(
   /** A request that is not JSON-RPC 2.0 (no `jsonrpc: "2.0"`, no method, params not an object). */
   "mandate/a2a_bad_request",
-  /** A method the endpoint does not serve, in either version. */
+  /** A method the endpoint does not serve, in either version (on HTTP+JSON: a path it does not serve). */
   "mandate/a2a_unknown_method",
+  /** A push notification config method: this endpoint sends no push notifications (its card says so). */
+  "mandate/a2a_push_not_supported",
   /** `GetTask` or `CancelTask` without a revoke for a task this endpoint does not hold. */
   "mandate/a2a_task_not_found",
   /** `CancelTask` without a revoke: every task here is final once answered, so only a revoke cancels. */
   "mandate/a2a_not_cancelable",
-  /** A peer answered with a JSON-RPC error that names no Writ reason. */
+  /** A peer answered with an error (JSON-RPC, or an HTTP+JSON error status) that names no Writ reason. */
   "mandate/a2a_rpc_error",
-  /** An Agent Card that offers no JSON-RPC interface of a version this binding speaks. */
+  /** An Agent Card that offers no interface this client speaks (JSON-RPC at 1.0 or 0.3, HTTP+JSON at 1.0). */
   "mandate/a2a_no_interface",
   /** No answer from the peer (connection refused, timeout, not HTTP 200). */
   "mandate/unreachable"

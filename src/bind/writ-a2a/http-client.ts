@@ -1,4 +1,5 @@
-// Mandate's A2A client over JSON-RPC: finds the agent's endpoint in its Agent Card, speaks 1.0
+// Mandate's A2A client over JSON-RPC or HTTP+JSON (./rest-client.ts, 1.0 only): finds the agent's
+// endpoint in its Agent Card (the card's preferred binding, or the one asked for), speaks 1.0
 // when the card offers it (the `A2A-Version: 1.0` header, 1.0 method names and shapes) and 0.3
 // when that is all the card offers, sends a call as a message or a revoke as a cancel, and accepts
 // the answer only as ./client.ts verifies it: a task whose tally verifies against the call
@@ -12,15 +13,24 @@ import { post } from "../writ-http/client.js"
 import { callMessage, cancelParams, type VerifiedTask, verifyTask } from "./client.js"
 import { A2aReason, a2aError, type A2aError } from "./errors.js"
 import { ERROR_INFO_TYPE, RpcResponse } from "./rpc.js"
-import { A2A_VERSION, type A2aVersion, ACK_KEY, AGENT_CARD_PATH, AgentCard, ANSWER_MEDIA_TYPE, SendMessageResponse, Task } from "./schema.js"
+import { cancelPath, restPost, revokeHeader } from "./rest-client.js"
+import {
+  A2A_VERSION, type A2aVersion, ACK_KEY, AGENT_CARD_PATH, AgentCard, type AgentInterface, ANSWER_MEDIA_TYPE, JSONRPC_BINDING, REST_BINDING,
+  SendMessageResponse, Task
+} from "./schema.js"
 import { decodeJson } from "./server.js"
 import type { CallForm } from "./server.js"
 import { messageToV03, taskFromV03, V03SendResult, V03Task, V10_TO_V03_METHODS } from "./v03.js"
+
+/** The bindings this client speaks: JSON-RPC (1.0 and 0.3) and HTTP+JSON (1.0). */
+export type A2aTransport = "jsonrpc" | "rest"
 
 /** Where and how to speak to an agent. */
 export interface A2aPeer {
   readonly url: string
   readonly version: A2aVersion
+  /** Absent: JSON-RPC. */
+  readonly transport?: A2aTransport
 }
 
 const unreachable = (url: string, message: string) => a2aError("mandate/unreachable", url, message)
@@ -40,27 +50,44 @@ const getJson = (url: string): Effect.Effect<Json, A2aError, HttpClient.HttpClie
     })
   )
 
+const isV10 = (v: string | undefined) => v !== undefined && /^1(\.|$)/.test(v)
+const isV03 = (v: string | undefined) => v !== undefined && /^0\.3(\.|$)/.test(v)
+const bindingOf = (i: AgentInterface): A2aTransport | undefined =>
+  i.protocolBinding.toUpperCase() === JSONRPC_BINDING ? "jsonrpc" : i.protocolBinding.toUpperCase() === REST_BINDING ? "rest" : undefined
+
 /**
- * The JSON-RPC endpoint an Agent Card offers: a `JSONRPC` interface at 1.0 first, then one at 0.3,
- * then a 0.3 card's own `url` (its `preferredTransport` JSON-RPC, or none named).
+ * The endpoint an Agent Card offers. Without `transport`: the first interface at 1.0 in the card's
+ * order (A2A 1.0: the first is the agent's preferred) of a binding this client speaks, JSON-RPC or
+ * HTTP+JSON; then JSON-RPC at 0.3; then a 0.3 card's own `url` (its `preferredTransport` JSON-RPC,
+ * or none named). With `transport`, only that binding (HTTP+JSON at 1.0 only: its 0.3 paths differ).
  */
-export const peerOfCard = (card: AgentCard): Effect.Effect<A2aPeer, A2aError> => {
-  const rpc = (card.supportedInterfaces ?? []).filter((i) => i.protocolBinding.toUpperCase() === "JSONRPC")
-  const v10 = rpc.find((i) => i.protocolVersion !== undefined && /^1(\.|$)/.test(i.protocolVersion))
-  if (v10 !== undefined) return Effect.succeed({ url: v10.url, version: A2A_VERSION })
-  const v03 = rpc.find((i) => i.protocolVersion !== undefined && /^0\.3(\.|$)/.test(i.protocolVersion))
-  if (v03 !== undefined) return Effect.succeed({ url: v03.url, version: "0.3" })
-  if (card.url !== undefined && (card.preferredTransport === undefined || card.preferredTransport.toUpperCase() === "JSONRPC")) {
-    return Effect.succeed({ url: card.url, version: "0.3" })
+export const peerOfCard = (card: AgentCard, transport?: A2aTransport): Effect.Effect<A2aPeer, A2aError> => {
+  const interfaces = (card.supportedInterfaces ?? []).filter((i) => {
+    const b = bindingOf(i)
+    return b !== undefined && (transport === undefined || b === transport)
+  })
+  const v10 = interfaces.find((i) => isV10(i.protocolVersion))
+  if (v10 !== undefined) return Effect.succeed({ url: v10.url, version: A2A_VERSION, transport: bindingOf(v10)! })
+  if (transport !== "rest") {
+    const v03 = interfaces.find((i) => isV03(i.protocolVersion) && bindingOf(i) === "jsonrpc")
+    if (v03 !== undefined) return Effect.succeed({ url: v03.url, version: "0.3", transport: "jsonrpc" })
+    if (card.url !== undefined && (card.preferredTransport === undefined || card.preferredTransport.toUpperCase() === JSONRPC_BINDING)) {
+      return Effect.succeed({ url: card.url, version: "0.3", transport: "jsonrpc" })
+    }
   }
-  return Effect.fail(a2aError("mandate/a2a_no_interface", "card.supportedInterfaces", "no JSON-RPC interface at A2A 1.0 or 0.3"))
+  return Effect.fail(a2aError(
+    "mandate/a2a_no_interface",
+    "card.supportedInterfaces",
+    transport === "rest" ? "no HTTP+JSON interface at A2A 1.0" : transport === "jsonrpc" ? "no JSON-RPC interface at A2A 1.0 or 0.3" : "no JSON-RPC interface at A2A 1.0 or 0.3, nor HTTP+JSON at 1.0"
+  ))
 }
 
-/** Reads the Agent Card at `base` (a card URL, or a base URL under which it is well-known). */
-export const resolvePeer = Effect.fn("writ.a2a.resolvePeer")(function*(base: string) {
+/** Reads the Agent Card at `base` (a card URL, or a base URL under which it is well-known) and
+ * picks its endpoint as `peerOfCard` does. */
+export const resolvePeer = Effect.fn("writ.a2a.resolvePeer")(function*(base: string, transport?: A2aTransport) {
   const url = /\.json$/.test(new URL(base).pathname) ? base : new URL(AGENT_CARD_PATH, base).toString()
   const card = yield* decodeJson(AgentCard, yield* getJson(url), "card")
-  return yield* peerOfCard(card)
+  return yield* peerOfCard(card, transport)
 })
 
 /** The Writ reason a JSON-RPC error names in its ErrorInfo detail, else `mandate/a2a_rpc_error`. */
@@ -104,7 +131,9 @@ export interface SentCall {
 export const sendCall = Effect.fn("writ.a2a.sendCall")(function*(peer: A2aPeer, call: JsonObject, form: CallForm = "part") {
   const message = callMessage(call, form, `writ-${callIdentity(call)}`)
   // Messages are JSON by their Schemas (Message, V03Message); the casts state what the types cannot.
-  const result = yield* rpc(peer, "SendMessage", peer.version === A2A_VERSION ? { message } as unknown as Json : { message: messageToV03(message) } as unknown as Json)
+  const result = peer.transport === "rest"
+    ? yield* restPost(peer.url, "/message:send", { message } as unknown as JsonObject)
+    : yield* rpc(peer, "SendMessage", peer.version === A2A_VERSION ? { message } as unknown as Json : { message: messageToV03(message) } as unknown as Json)
   const task = peer.version === A2A_VERSION
     ? yield* Effect.flatMap(decodeJson(SendMessageResponse, result, "result"), (r) =>
       "task" in r ? Effect.succeed(r.task) : Effect.fail(a2aError("missing_tally", "result.message", "a message came back, not a task")))
@@ -130,7 +159,13 @@ export interface SentRevoke {
  */
 export const sendRevoke = Effect.fn("writ.a2a.sendRevoke")(function*(peer: A2aPeer, taskId: string, revoke: JsonObject) {
   // The cancel params are JSON by construction (cancelParams); the cast states what the type cannot.
-  const task = yield* Effect.flatMap(rpc(peer, "CancelTask", cancelParams(taskId, revoke) as unknown as Json), (r) => readTask(peer, r))
+  // Over HTTP+JSON the revoke rides in the body's metadata (the 1.0 CancelTaskRequest) and in the
+  // `writ-revoke` header, which is what reaches an SDK-built server (its REST handler drops the body).
+  const params = cancelParams(taskId, revoke) as unknown as JsonObject
+  const exchange = peer.transport === "rest"
+    ? restPost(peer.url, cancelPath(taskId), params, revokeHeader(revoke))
+    : rpc(peer, "CancelTask", params)
+  const task = yield* Effect.flatMap(exchange, (r) => readTask(peer, r))
   if (task.status.state !== "TASK_STATE_CANCELED") {
     return yield* Effect.fail(a2aError("result_mismatch", "task.status.state", `state ${task.status.state}, not canceled`))
   }

@@ -8,6 +8,8 @@
 //   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`); over
 //        mTLS the peer is the client certificate's (section 7.6, ../writ-http/peer.ts), and a
 //        certificate the TLS layer did not verify is 403 `mandate/unverified_client_certificate`.
+//   *    <path>/...  the HTTP+JSON binding (./rest.ts: /message:send, /tasks/{id}, ...), with the
+//        same body bound and peer; the card names <path> as its HTTP+JSON interface URL too.
 //   Anything else: 404 (405 on a known path).
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -22,7 +24,8 @@ import { peerOfRequest, type TransportBindings } from "../writ-http/peer.js"
 import { HTTP_CODES } from "../writ-http/server.js"
 import { a2aError } from "./errors.js"
 import { A2aTasks, handleRpcRequest, rpcError } from "./rpc.js"
-import { A2A_VERSION, AGENT_CARD_PATH } from "./schema.js"
+import { handleRest, restError } from "./rest.js"
+import { A2A_JSON_MEDIA_TYPE, A2A_LEGACY_VERSION, A2A_VERSION, AGENT_CARD_PATH, JSONRPC_BINDING, REST_BINDING } from "./schema.js"
 import { cardExtension, MAX_MESSAGE_BYTES } from "./server.js"
 
 /** The version a 0.3 card names (0.3 cards carry a full semantic version). */
@@ -43,9 +46,12 @@ export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
   name: o.name ?? "Writ executor",
   description: o.description ?? "Runs Writ calls (a data part of application/writ-call+json) and answers each with a signed tally",
   version: "0.1.0",
+  // In order of preference (A2A 1.0: the first is the agent's preferred): JSON-RPC, then
+  // HTTP+JSON at the same URL (its paths are under it), then JSON-RPC for 0.3 clients.
   supportedInterfaces: [
-    { url: o.url, protocolBinding: "JSONRPC", protocolVersion: A2A_VERSION },
-    { url: o.url, protocolBinding: "JSONRPC", protocolVersion: "0.3" }
+    { url: o.url, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_VERSION },
+    { url: o.url, protocolBinding: REST_BINDING, protocolVersion: A2A_VERSION },
+    { url: o.url, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_LEGACY_VERSION }
   ],
   // The extension entry is JSON by its Schema (CardExtension); the cast states what the type cannot.
   capabilities: { streaming: true, pushNotifications: false, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
@@ -60,7 +66,7 @@ export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
   // The 0.3 card's members, for 0.3 clients (a 1.0 client reads supportedInterfaces first).
   url: o.url,
   protocolVersion: LEGACY_CARD_VERSION,
-  preferredTransport: "JSONRPC"
+  preferredTransport: JSONRPC_BINDING
 })
 
 export interface A2aHttpOptions extends Omit<AgentCardOptions, "url"> {
@@ -72,8 +78,8 @@ export interface A2aHttpOptions extends Omit<AgentCardOptions, "url"> {
   readonly publicUrl?: string
 }
 
-const json = (status: number, body: Json, headers: Record<string, string> = {}) =>
-  HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType: "application/json", headers })
+const json = (status: number, body: Json, headers: Record<string, string> = {}, contentType = "application/json") =>
+  HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType, headers })
 
 /** The endpoint as an HttpApp over the Executor and the task log in context. */
 export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.Default<never, Executor | A2aTasks> => {
@@ -104,9 +110,39 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
     }
     return json(200, answer.response)
   })
+  // The HTTP+JSON paths are under the interface URL, `path` (its trailing slash not doubled).
+  const restBase = path.replace(/\/$/, "")
+  const rest = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const req = NodeHttpServerRequest.toIncomingMessage(request)
+    const connection = peerOfRequest(req, options.bindings ?? {})
+    if (connection._tag === "unverified") return json(403, { error: HTTP_CODES.unverifiedCertificate }, { connection: "close" })
+    const sub = request.url.split("?")[0].slice(restBase.length)
+    let body: Uint8Array | undefined
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      const read = yield* readBody(req, MAX_MESSAGE_BYTES)
+      if (read._tag !== "ok") {
+        const e = restError(read._tag === "too_large"
+          ? a2aError("too_large", "request", `over ${MAX_MESSAGE_BYTES} bytes`)
+          : a2aError("mandate/a2a_bad_request", "request", read.message))
+        return json(e.status, e.body, { connection: "close" }, A2A_JSON_MEDIA_TYPE)
+      }
+      body = read.bytes
+    }
+    const answer = yield* handleRest({ method: request.method, path: sub, headers: request.headers, body }, connection.peer)
+    if (answer.stream && answer.status === 200) {
+      return HttpServerResponse.text(`data: ${encodeCanonical(answer.body, "utf16")}\n\n`, {
+        status: 200,
+        contentType: "text/event-stream",
+        headers: { "cache-control": "no-cache" }
+      })
+    }
+    return json(answer.status, answer.body, answer.allow === undefined ? {} : { allow: answer.allow }, A2A_JSON_MEDIA_TYPE)
+  })
   const routes = HttpRouter.empty.pipe(
     HttpRouter.get(AGENT_CARD_PATH, card),
     HttpRouter.post(path as HttpRouter.PathInput, endpoint),
+    HttpRouter.all(`${restBase}/*` as HttpRouter.PathInput, rest),
     Effect.catchTag("RouteNotFound", () =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest

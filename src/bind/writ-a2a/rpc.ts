@@ -97,6 +97,39 @@ export class A2aTasks extends Context.Tag("mandate/A2aTasks")<A2aTasks, {
     })))
 }
 
+/** `SendMessage` on either binding (JSON-RPC, ./rest.ts): the executor's answer as a task, kept for `GetTask`. */
+export const sendMessage = (message: Message, peer: Peer): Effect.Effect<Task, A2aError, Executor | A2aTasks> =>
+  Effect.gen(function*() {
+    const task = yield* handleMessage(message, undefined, peer)
+    yield* (yield* A2aTasks).put(task)
+    return task
+  })
+
+/** `GetTask` on either binding: a task this endpoint answered, else `mandate/a2a_task_not_found`. */
+export const getTask = (id: string): Effect.Effect<Task, A2aError, A2aTasks> =>
+  Effect.flatMap(A2aTasks, (tasks) => tasks.get(id)).pipe(
+    Effect.flatMap((task) => task === undefined ? Effect.fail(a2aError("mandate/a2a_task_not_found", "params.id", `no task ${id} here`)) : Effect.succeed(task))
+  )
+
+/**
+ * `CancelTask` on either binding. Section 9.1: a revoke is what cancels here. Without one, a task
+ * this endpoint answered is final already (the executor answered it before the answer was sent),
+ * so not cancelable; one it does not hold is not found.
+ */
+export const cancelTask = (p: CancelTaskParams, peer: Peer): Effect.Effect<Task, A2aError, Executor | A2aTasks> =>
+  Effect.gen(function*() {
+    const tasks = yield* A2aTasks
+    if (p.metadata?.[REVOKE_KEY] === undefined) {
+      const known = yield* tasks.get(p.id)
+      return yield* Effect.fail(known === undefined
+        ? a2aError("mandate/a2a_task_not_found", "params.id", `no task ${p.id} here, and no Writ revoke in params.metadata.${REVOKE_KEY}`)
+        : a2aError("mandate/a2a_not_cancelable", "params.id", `task ${p.id} is final; only a Writ revoke (params.metadata.${REVOKE_KEY}) cancels here`))
+    }
+    const task = yield* handleCancel(p, peer)
+    yield* tasks.put(task)
+    return task
+  })
+
 /** A task in the peer's version. The cast: a decoded `Task` (or its 0.3 form) is JSON by its
  * Schema, but its TypeScript type has optional members that the `Json` type cannot state. */
 const taskIn = (version: A2aVersion, task: Task): Json => (version === A2A_VERSION ? task as unknown as Json : taskToV03(task) as unknown as Json)
@@ -110,37 +143,22 @@ const messageOf = (version: A2aVersion, params: unknown): Effect.Effect<Message,
 /** One method call: its result, or the error that answers it. */
 const dispatch = (version: A2aVersion, method: string, params: unknown, peer: Peer): Effect.Effect<Json, A2aError, Executor | A2aTasks> =>
   Effect.gen(function*() {
-    const tasks = yield* A2aTasks
     switch (method) {
       // A stream of one event: the task, final when it is sent (A2A 1.0 `StreamResponse` names it
       // `task` as `SendMessageResponse` does; 0.3 sends the task itself).
       case "SendStreamingMessage":
       case "SendMessage": {
-        const message = yield* messageOf(version, params)
-        const task = yield* handleMessage(message, undefined, peer)
-        yield* tasks.put(task)
+        const task = yield* sendMessage(yield* messageOf(version, params), peer)
         // A decoded Task is JSON by its Schema (see taskIn for the cast).
         return version === A2A_VERSION ? { task: task as unknown as Json } : taskIn(version, task)
       }
       case "GetTask": {
         const { id } = version === A2A_VERSION ? yield* decodeJson(GetTaskParams, params, "params") : yield* decodeJson(V03TaskQueryParams, params, "params")
-        const task = yield* tasks.get(id)
-        if (task === undefined) return yield* Effect.fail(a2aError("mandate/a2a_task_not_found", "params.id", `no task ${id} here`))
-        return taskIn(version, task)
+        return taskIn(version, yield* getTask(id))
       }
       case "CancelTask": {
         const p = version === A2A_VERSION ? yield* decodeJson(CancelTaskParams, params, "params") : yield* decodeJson(V03TaskIdParams, params, "params")
-        // Section 9.1: a revoke is what cancels here. Without one, a task this endpoint answered is
-        // final already (the executor answered it before the answer was sent), so not cancelable.
-        if (p.metadata?.[REVOKE_KEY] === undefined) {
-          const known = yield* tasks.get(p.id)
-          return yield* Effect.fail(known === undefined
-            ? a2aError("mandate/a2a_task_not_found", "params.id", `no task ${p.id} here, and no Writ revoke in params.metadata.${REVOKE_KEY}`)
-            : a2aError("mandate/a2a_not_cancelable", "params.id", `task ${p.id} is final; only a Writ revoke (params.metadata.${REVOKE_KEY}) cancels here`))
-        }
-        const task = yield* handleCancel(p, peer)
-        yield* tasks.put(task)
-        return taskIn(version, task)
+        return taskIn(version, yield* cancelTask(p, peer))
       }
       default:
         return yield* Effect.fail(a2aError("mandate/a2a_unknown_method", "method", `${method} is not served here (SendMessage, SendStreamingMessage, GetTask, CancelTask; 0.3: message/send, message/stream, tasks/get, tasks/cancel)`))

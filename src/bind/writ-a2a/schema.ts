@@ -21,6 +21,17 @@ export const ERROR_KEY = "io.writ/error"
 /** The Agent Card extension's URI (adoption.md 2b). */
 export const EXTENSION_URI = "https://writ.dev/ext/delegation/v1"
 
+/** The header a revoke rides in on the HTTP+JSON binding's cancel when the request has no body to
+ * carry it (./rest.ts): the base64url of its canonical JSON. The A2A SDK's REST transport sends a
+ * cancel without a body, and its REST server drops a cancel body's metadata; both pass headers. */
+export const REVOKE_HEADER = "writ-revoke"
+
+/** The protocol bindings an Agent Card names (A2A 1.0 `AgentInterface.protocolBinding`). */
+export const JSONRPC_BINDING = "JSONRPC"
+export const REST_BINDING = "HTTP+JSON"
+/** The HTTP+JSON binding's media type (the SDK sends and accepts application/json too). */
+export const A2A_JSON_MEDIA_TYPE = "application/a2a+json"
+
 /** Where an agent publishes its Agent Card (A2A 1.0 and 0.3). */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
 

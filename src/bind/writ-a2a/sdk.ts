@@ -12,7 +12,8 @@
 import { Effect, Either } from "effect"
 import type { Executor } from "../../writ/executor/executor.js"
 import type { A2aError } from "./errors.js"
-import { A2A_VERSION, type A2aVersion, CancelTaskParams, Message, REVOKE_KEY, type Task } from "./schema.js"
+import { revokeOfHeader } from "./rest.js"
+import { A2A_VERSION, type A2aVersion, CancelTaskParams, Message, REVOKE_HEADER, REVOKE_KEY, type Task } from "./schema.js"
 import { decodeJson, handleCancel, handleMessage, rejectedTask } from "./server.js"
 import { messageFromV03, taskToV03, V03Message } from "./v03.js"
 
@@ -76,22 +77,34 @@ interface CancelHandler {
   cancelTask(params: { readonly id: string; readonly metadata?: unknown }, ...rest: ReadonlyArray<unknown>): Promise<unknown>
 }
 
+/** The `writ-revoke` header of the request a cancel came in, as the SDK's `ServerCallContext` keeps
+ * the request's headers (`context.state.get("headers")`, its STATE_HEADERS_KEY). This is how a
+ * revoke reaches the handler through the SDK's REST server, whose cancel drops the body. */
+const revokeHeaderOf = (context: unknown): string | undefined => {
+  const state = (context as { readonly state?: unknown } | undefined)?.state
+  const headers = state instanceof Map ? state.get("headers") as Record<string, unknown> | undefined : undefined
+  const h = headers?.[REVOKE_HEADER]
+  return typeof h === "string" ? h : Array.isArray(h) && typeof h[0] === "string" ? h[0] : undefined
+}
+
 /**
  * `handler` with its `cancelTask` taking a revoke first: a request whose metadata carries
- * `io.writ/revoke` is recorded by the Executor (section 9.1, `handleCancel`) and answered with the
- * canceled task naming its ack; any other cancel goes to the SDK's handler as before. Every other
- * method is the handler's own.
+ * `io.writ/revoke`, or whose transport headers carry `writ-revoke` (./rest.ts), is recorded by the
+ * Executor (section 9.1, `handleCancel`) and answered with the canceled task naming its ack; any
+ * other cancel goes to the SDK's handler as before. Every other method is the handler's own.
  */
 export const revokeThroughCancel = <H extends CancelHandler>(handler: H, codec: SdkCodec<unknown, unknown, unknown>, run: RunWrit): H => {
   const wrapped = Object.create(handler) as H
   wrapped.cancelTask = async (params, ...rest) => {
-    const metadata = params.metadata
-    if (typeof metadata !== "object" || metadata === null || (metadata as Record<string, unknown>)[REVOKE_KEY] === undefined) {
-      return handler.cancelTask(params, ...rest)
-    }
-    const answer = await run(Effect.either(Effect.flatMap(
-      decodeJson(CancelTaskParams, { id: params.id, metadata }, "params"),
-      handleCancel
+    const metadata = typeof params.metadata === "object" && params.metadata !== null ? params.metadata as Record<string, unknown> : {}
+    const header = revokeHeaderOf(rest[0])
+    if (metadata[REVOKE_KEY] === undefined && header === undefined) return handler.cancelTask(params, ...rest)
+    const revoke: Effect.Effect<unknown, A2aError> = metadata[REVOKE_KEY] !== undefined || header === undefined
+      ? Effect.succeed(metadata[REVOKE_KEY])
+      : revokeOfHeader(header)
+    const answer = await run(Effect.either(revoke.pipe(
+      Effect.flatMap((r) => decodeJson(CancelTaskParams, { id: params.id, metadata: { ...metadata, [REVOKE_KEY]: r } }, "params")),
+      Effect.flatMap((p) => handleCancel(p))
     )))
     if (Either.isLeft(answer)) {
       const e = answer.left
