@@ -137,7 +137,6 @@ export const batchedReserveStep = (
         Deferred.complete(p.done, exit))
     const send = (batch: Chunk.Chunk<Pending>) => {
       const items = Chunk.toReadonlyArray(batch)
-      ;(globalThis as any).__sizes ??= new Map(); (globalThis as any).__sizes.set(items.length, ((globalThis as any).__sizes.get(items.length) ?? 0) + 1)
       if (items.length === 1) return alone(items[0])
       return Effect.exit(Effect.zipRight(Metric.increment(sentStatements), runBatch(sql, items))).pipe(
         Effect.flatMap((exit) =>
