@@ -15,20 +15,14 @@
 // `executor-workers: w1 X/s w2 X/s w4 X/s (postgres)`, X the calls/s over both races together.
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { join } from "node:path"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
-import { ed25519Limit, flag } from "./_limit.js"
+import { cpuOf, ed25519Limit, flag } from "./_limit.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import * as PgStore from "../../src/store/postgres/client.js"
 import { type Answer, call, key, postRaw, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
 
-/** CPU seconds (user + system) of one process so far. */
-const cpuOf = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
-}
 /** CPU seconds of a process that may have exited meanwhile (then 0: it is not counted). */
 const cpuOrZero = (pid: number): number => {
   try {

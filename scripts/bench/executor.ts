@@ -15,14 +15,16 @@
 // beside the Ed25519 limit measured in this run with node:crypto (one verify plus one sign per
 // call), as a ratio; the replays' beside a trivial node:http server (its own process, answering a
 // fixed body of the replay answer's size) driven by the same driver at the same concurrency, each
-// measured just before and after the phase it is compared with. The last line:
+// measured just before and after the phase it is compared with. Beside each rate, the CPU the
+// executor process took per call (/proc/<pid>/stat), and the baseline's own: the CPU of one verify
+// plus one sign in this process, and the trivial server's CPU per answer. The last line:
 //   executor: count R total R replay R (durable)
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { join } from "node:path"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
-import { ed25519Limit, flag } from "./_limit.js"
+import { cpuOf, ed25519Measure, flag } from "./_limit.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { runWorkers } from "./_executor-workers.js"
 import { type Answer, call, identity, key, postRaw, prefix, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../../test/bind-writ-http/support.js"
@@ -69,14 +71,14 @@ require("node:http").createServer((req, res) => {
   req.on("data", () => {}); req.on("end", () => { res.writeHead(200, { "content-type": "application/writ+json", "content-length": size }); res.end(body) })
 }).listen(0, "127.0.0.1", function () { console.log("PORT " + this.address().port) })`
 
-const spawnTrivial = (size: number): Promise<{ url: string; kill: () => void }> =>
+const spawnTrivial = (size: number): Promise<{ url: string; pid: number; kill: () => void }> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["-e", TRIVIAL, String(size)], { stdio: ["ignore", "pipe", "inherit"] })
     let out = ""
     child.stdout.on("data", (d) => {
       out += d
       const m = out.match(/PORT (\d+)/)
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}/writ`, kill: () => child.kill("SIGKILL") })
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}/writ`, pid: child.pid!, kill: () => child.kill("SIGKILL") })
     })
     child.on("error", reject)
     child.on("exit", (code) => reject(new Error(`trivial server exited ${code}`)))
@@ -126,7 +128,7 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
 
   let server: ServeProcess | undefined
   let driver: ReturnType<typeof makeDriver> | undefined
-  let trivial: { url: string; kill: () => void } | undefined
+  let trivial: { url: string; pid: number; kill: () => void } | undefined
   const ratios = { count: 0, total: 0, replay: 0 }
   try {
     // The writs, and every call signed before the clock starts.
@@ -139,13 +141,20 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     const onceBytes = bytesOf(once)
     // The machine is shared, so the limit is measured beside each phase (just before and just
     // after it, averaged) and each rate is compared with its own phase's limit.
-    let limit = ed25519Limit(onceBytes)
-    console.log(`  Ed25519 limit (one verify + one sign, node:crypto, this process): ${limit.toFixed(0)} /s`)
+    const first = ed25519Measure(onceBytes)
+    let limit = first.rate
+    let limitCpu = first.cpuMicros
+    let serverCpu = 0
+    console.log(`  Ed25519 limit (one verify + one sign, node:crypto, this process): ${limit.toFixed(0)} /s, ${limitCpu.toFixed(0)} µs CPU`)
+    // `serverCpu`: the executor process's CPU seconds during the phase.
     const phase = async <A>(f: () => Promise<A>): Promise<A> => {
-      const before = ed25519Limit(onceBytes, 750)
+      const before = ed25519Measure(onceBytes, 750)
+      const cpu0 = cpuOf(server!.child.pid!)
       const r = await f()
-      const after = ed25519Limit(onceBytes, 750)
-      limit = (before + after) / 2
+      serverCpu = cpuOf(server!.child.pid!) - cpu0
+      const after = ed25519Measure(onceBytes, 750)
+      limit = (before.rate + after.rate) / 2
+      limitCpu = (before.cpuMicros + after.cpuMicros) / 2
       return r
     }
 
@@ -155,6 +164,8 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     const rate = (count: number, secs: number, what: string) => {
       const r = count / secs
       console.log(`  ${what}: ${count} calls in ${secs.toFixed(1)} s = ${r.toFixed(0)} calls/s; Ed25519 limit beside it ${limit.toFixed(0)} /s; ratio ${(r / limit).toFixed(3)}`)
+      const perCall = (serverCpu / count) * 1e6
+      console.log(`  ${what} CPU: executor ${perCall.toFixed(0)} µs per call; one verify + one sign ${limitCpu.toFixed(0)} µs; ratio ${(limitCpu / perCall).toFixed(3)}`)
       return r
     }
     const tallyOf = (a: Answer) => (JSON.parse(a.bytes.toString("utf8")) as { tally: JsonObject; res?: JsonObject }).tally
@@ -218,7 +229,9 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     const onceAnswer = await d.post(onceBytes)
     trivial = await spawnTrivial(onceAnswer.bytes.length)
     await trivialRate(trivial.url, C, 1000, onceBytes) // warm-up
+    const trivialCpu0 = cpuOf(trivial.pid)
     const trivialBefore = await trivialRate(trivial.url, C, Math.min(M, 10_000), onceBytes)
+    const trivialCpu = (cpuOf(trivial.pid) - trivialCpu0) / Math.min(M, 10_000)
     const s3 = await phase(() => d.race(M, () => onceBytes, (_, a) => {
       if (final !== undefined && a.bytes.equals(final)) return void sameFinal++
       if (pending !== undefined && a.bytes.equals(pending)) return void samePending++
@@ -238,6 +251,8 @@ export async function run(args: ReadonlyArray<string>): Promise<void> {
     const trivialAround = (trivialBefore + await trivialRate(trivial.url, C, Math.min(M, 10_000), onceBytes)) / 2
     console.log(`  replay of one signed call: ${M} calls in ${s3.toFixed(1)} s = ${replayRate.toFixed(0)} calls/s; trivial node:http beside it ${trivialAround.toFixed(0)} /s; ratio ${(replayRate / trivialAround).toFixed(3)}`)
     ratios.replay = replayRate / trivialAround
+    const replayCpu = serverCpu / M
+    console.log(`  replay CPU: executor ${(replayCpu * 1e6).toFixed(0)} µs per call; trivial node:http ${(trivialCpu * 1e6).toFixed(0)} µs per answer; ratio ${(trivialCpu / replayCpu).toFixed(3)}`)
     check(final !== undefined && onceOther === 0 && sameFinal + samePending === M,
       `M=${M} copies: ${sameFinal} byte-identical final answers, ${samePending} byte-identical pending tallies (sent while it ran), ${onceOther} other${unsure.length > 0 ? `: ${unsure.map(String).join(" | ")}` : ""}`)
     const pendingTally = pending === undefined ? undefined : tallyOf({ status: 200, bytes: pending })

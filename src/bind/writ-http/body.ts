@@ -77,4 +77,14 @@ const readAtMost = (req: IncomingMessage, limit: number): Effect.Effect<BodyRead
  * the answer rather than drained.
  */
 export const readBody = (req: IncomingMessage, fallback: number): Effect.Effect<BodyRead> =>
-  Effect.flatMap(maxBodySize(fallback), (limit) => readAtMost(req, limit))
+  Effect.suspend(() => {
+    const read = prefetched.get(req)
+    return read === undefined ? Effect.flatMap(maxBodySize(fallback), (limit) => readAtMost(req, limit)) : Effect.succeed(read)
+  })
+
+/**
+ * Bodies read before the route ran, by the plain replay path (fast-replay.ts), which reads only a
+ * body whose declared length is within the limit: the route takes the bytes (or the reading's
+ * failure) from here instead of the drained stream.
+ */
+export const prefetched = new WeakMap<IncomingMessage, Extract<BodyRead, { readonly _tag: "ok" | "error" }>>()

@@ -3,14 +3,15 @@
 import { HttpServer } from "@effect/platform"
 import type { ServeError } from "@effect/platform/HttpServerError"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, type Scope } from "effect"
+import { Effect, Exit, Runtime, type Scope } from "effect"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import { encodeCanonical } from "../../kernel/canonical.js"
 import { capConnections, closeIdleKeepAlive, perPeerCap, peerConnections, refuseSocket } from "../peer-connections.js"
-import type { Executor } from "../../writ/executor/executor.js"
+import { Executor } from "../../writ/executor/executor.js"
+import { serveCallsFirst } from "./fast-path.js"
 import type { RevokeRateLimit } from "./rate-limit.js"
-import { HTTP_CODES, MEDIA_TYPE, writHttpApp, type WritHttpOptions } from "./server.js"
+import { DEFAULT_MAX_BODY, DEFAULT_MAX_DEPTH, HTTP_CODES, MEDIA_TYPE, writHttpApp, type WritHttpOptions } from "./server.js"
 
 /** TLS for the listener. With `clientCa`, client certificates are requested and verified against
  * it (mTLS); `allowAnonymous` admits connections that present none (Peer none). */
@@ -115,7 +116,8 @@ export const listen = (
   options: ListenOptions
 ): Effect.Effect<{ readonly port: number; readonly url: string }, ServeError, Scope.Scope | Executor | RevokeRateLimit> =>
   Effect.gen(function*() {
-    const server = yield* NodeHttpServer.make(() => nodeServer(options), { port: options.port, host: options.host ?? "127.0.0.1" })
+    let node: Http.Server | undefined
+    const server = yield* NodeHttpServer.make(() => (node = nodeServer(options)), { port: options.port, host: options.host ?? "127.0.0.1" })
     const address = server.address
     const port = address._tag === "TcpAddress" ? address.port : 0
     const host = options.host ?? "127.0.0.1"
@@ -125,7 +127,35 @@ export const listen = (
     const endpoint = options.wellKnown?.endpoint !== undefined && options.wellKnown.endpoint !== ""
       ? options.wellKnown.endpoint
       : url
+    const before = new Set(node!.listeners("request"))
     yield* server.serve(writHttpApp({ ...options, wellKnown: { endpoint, act: options.wellKnown?.act ?? [] } }))
+    // Calls by plain code in front of the route (fast-path.ts), when the route would read the
+    // same bytes the same way: section 1.1 rule 7's depth the executor's own.
+    const executor = yield* Executor
+    const replayNow = executor.replayNow
+    if ((options.maxDepth ?? DEFAULT_MAX_DEPTH) === DEFAULT_MAX_DEPTH) {
+      const clock = yield* Effect.clock
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      const route = node!.listeners("request").filter((l) => !before.has(l)) as Array<(req: Http.IncomingMessage, res: Http.ServerResponse) => void>
+      serveCallsFirst(node!, route, {
+        path: options.path ?? "/writ",
+        maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+        mediaType: MEDIA_TYPE,
+        bindings: options.bindings ?? {},
+        replayNow: replayNow === undefined ? () => undefined : (input, peer) => replayNow(input, peer, clock.unsafeCurrentTimeMillis()),
+        call: (input, peer) => executor.call(input, peer),
+        unreadable: (peer) => executor.refused("call", HTTP_CODES.bodyUnreadable, peer),
+        unreadableBody: Buffer.from(encodeCanonical({ error: HTTP_CODES.bodyUnreadable }, "utf16")),
+        run: <A>(self: Effect.Effect<A>, onExit: (a: A | undefined) => void) => {
+          const fiber = runFork(self)
+          fiber.addObserver((exit) => {
+            if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) runFork(Effect.logError("writ call failed", exit.cause))
+            onExit(Exit.isSuccess(exit) ? exit.value : undefined)
+          })
+          return () => fiber.unsafeInterruptAsFork(fiber.id())
+        }
+      })
+    }
     return { port, url }
   })
 

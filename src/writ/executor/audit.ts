@@ -72,6 +72,16 @@ export const auditReplay = (
     "replays"
   )
 
+/** Counts one row not written for `peer`, to be written in its summary row. */
+const countSuppressed = (suppressed: Map<string | null, number>, peer: string | null): void => {
+  const key = suppressed.has(peer) || suppressed.size < SUPPRESSED_PEERS_MAX ? peer : "(others)"
+  suppressed.set(key, (suppressed.get(key) ?? 0) + 1)
+}
+
+/** A replay's row that the peer's allowance suppresses, counted as auditReplay counts it (replays.ts). */
+export const countSuppressedReplay = (env: StepEnv<never, "suppressedReplays">, peer: string | null): void =>
+  countSuppressed(env.state.suppressedReplays, peer)
+
 const auditBounded = (
   env: StepEnv<"auditLog">,
   entry: AuditEntry,
@@ -82,11 +92,7 @@ const auditBounded = (
   Effect.gen(function*() {
     const peer = entry.peer
     const allowed = yield* buckets.take(peer === null ? "(none)" : `peer:${peer}`)
-    if (!allowed.ok) {
-      const key = suppressed.has(peer) || suppressed.size < SUPPRESSED_PEERS_MAX ? peer : "(others)"
-      suppressed.set(key, (suppressed.get(key) ?? 0) + 1)
-      return
-    }
+    if (!allowed.ok) return countSuppressed(suppressed, peer)
     const count = suppressed.get(peer)
     if (count !== undefined) {
       suppressed.delete(peer)

@@ -18,7 +18,7 @@ import { auditAnswer, auditUnidentified, flushSuppressed, peerNameOf } from "./a
 import { perform } from "./perform.js"
 import { recover } from "./recovery.js"
 import { replayKeyOf } from "./replay-table.js"
-import { answerReplay, rememberReplay } from "./replays.js"
+import { answerReplay, rememberReplay, replayNow } from "./replays.js"
 import { revoke, stopUnder } from "./revocation.js"
 import { VerificationCache } from "../../kernel/verification-cache.js"
 import { RootLifetime } from "../chain.js"
@@ -51,6 +51,12 @@ export interface ExecutorService {
    * reversal that began and never reported becomes unknown. Returns the number of records resolved.
    */
   readonly recover: Effect.Effect<number, StoreError>
+  /**
+   * Section 7 for a replay, as a plain function: the answer `call` would give `input` when it is
+   * answered from the replay table with nothing to write (replays.ts `replayNow`), else undefined,
+   * and `call` answers it. For transports' hot paths; `nowMillis` is the Clock's time.
+   */
+  readonly replayNow?: (input: ObjectInput, peer: Peer, nowMillis: number) => CallAnswer | undefined
 }
 
 export class Executor extends Context.Tag("mandate/writ/Executor")<Executor, ExecutorService>() {}
@@ -131,7 +137,11 @@ export const makeExecutorWith = (
       }),
       refused: (kind, reason, peer = Peer.none) =>
         Effect.flatMap(unixSeconds, (now) => auditUnidentified(env, now, kind, peerNameOf(peer), reason)),
-      recover: owned(env, recover(env)).pipe(Effect.withSpan("writ.executor.recover"))
+      recover: owned(env, recover(env)).pipe(Effect.withSpan("writ.executor.recover")),
+      replayNow: (input, peer, nowMillis) => {
+        const key = replayKeyOf(input)
+        return key === null ? undefined : replayNow(env, key, peer, nowMillis)
+      }
     }
   })
 

@@ -17,6 +17,11 @@ export type Take = { readonly ok: true } | { readonly ok: false; readonly retryA
 export interface Buckets {
   /** Takes one token from `key`'s bucket: `ok`, or how many seconds until one is available. */
   readonly take: (key: string) => Effect.Effect<Take>
+  /**
+   * Whether `take(key)` would succeed now, taking nothing: a plain function for a hot path that
+   * hands the request to the Effect path (which takes the token) when it would.
+   */
+  readonly wouldTake: (key: string) => boolean
 }
 
 interface Bucket {
@@ -34,6 +39,12 @@ export const tokenBuckets = (options: BucketOptions, clock: Clock.Clock): Bucket
     b.at = now
   }
   return {
+    wouldTake: (key) => {
+      const b = buckets.get(key)
+      if (b === undefined) return true
+      refill(b, clock.unsafeCurrentTimeMillis())
+      return b.tokens >= 1
+    },
     take: (key) =>
       Effect.map(clock.currentTimeMillis, (now) => {
         let b = buckets.get(key)

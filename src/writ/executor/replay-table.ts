@@ -26,6 +26,12 @@ export interface ReplayEntry {
   /** The identity of the answer's tally, for its audit row (hashed once, not per replay). */
   readonly signed: string
   readonly bytes: number
+  /**
+   * The executor's revocation count (ExecutorState.revocations) when the entry's chain was last
+   * found not revoked in the store (replays.ts), or -1: the plain replay path answers only while
+   * no revoke has been recorded since.
+   */
+  clearAt: number
 }
 
 export interface ReplayTable {
@@ -65,12 +71,18 @@ export const replayTable = (maxBytes: number): ReplayTable => {
  */
 export const replayKeyOf = (input: ObjectInput): string | null => {
   if (!(input instanceof Received)) return null
+  const known = keys.get(input)
+  if (known !== undefined) return known
   const b = input.bytes
-  if (typeof b === "string") {
-    return b.length > MAX_CALL_BYTES ? null : `t${createHash("sha256").update(b, "utf16le").digest("base64")}`
-  }
-  return b.byteLength > MAX_CALL_BYTES ? null : `b${createHash("sha256").update(b).digest("base64")}`
+  const key = typeof b === "string"
+    ? b.length > MAX_CALL_BYTES ? null : `t${createHash("sha256").update(b, "utf16le").digest("base64")}`
+    : b.byteLength > MAX_CALL_BYTES ? null : `b${createHash("sha256").update(b).digest("base64")}`
+  keys.set(input, key)
+  return key
 }
+
+/** Keys already computed, by input: a transport's replay path and then `call` hash the bytes once. */
+const keys = new WeakMap<Received, string | null>()
 
 /** The estimate of what an entry holds, in bytes: the call's canonical text and the values read
  * from it, and the answer. */

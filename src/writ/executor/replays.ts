@@ -13,14 +13,15 @@ import { isStandingOp } from "../call.js"
 import type { CheckedCall } from "../call.js"
 import type { CheckedWrit } from "../writ.js"
 import type { CallAnswer } from "./answers.js"
-import { auditAnswer, auditReplay, peerNameOf } from "./audit.js"
+import { auditAnswer, auditReplay, countSuppressedReplay, peerNameOf } from "./audit.js"
 import { publishRefused } from "./decisions.js"
 import { checkExpiry, checkPeer, checkRevoked, checkRoot } from "./live-checks.js"
 import { refusalOf } from "./failures.js"
 import { entryBytes, type ReplayEntry } from "./replay-table.js"
 import type { Peer } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
-import { type AuditBase, signWith, type StepEnv } from "./state.js"
+import { type AuditBase, signWith, type StepEnv, unsavedCovers } from "./state.js"
+import { expiryFailure } from "../chain.js"
 import { identity, signRefusal } from "./tally-sign.js"
 
 /** Lookups of received bytes, by outcome: `answered` (the stored answer), `refused` (a check of
@@ -35,6 +36,7 @@ const byOutcome = {
   missed: Metric.increment(Metric.tagged(replayLookups, "outcome", "missed"))
 }
 const counted = (outcome: keyof typeof byOutcome) => byOutcome[outcome]
+const answeredNow = Metric.tagged(replayLookups, "outcome", "answered")
 
 /** Remembers the final answer of a verified call under the key of its received bytes. */
 export const rememberReplay = (
@@ -45,15 +47,15 @@ export const rememberReplay = (
   answer: CallAnswer
 ): void => {
   if (answer._tag !== "tally" || answer.tally.st === "pending") return
-  const entry: ReplayEntry = { checked, chain, answer, signed: identity(answer.tally), bytes: entryBytes(checked, answer) }
+  const entry: ReplayEntry = { checked, chain, answer, signed: identity(answer.tally), bytes: entryBytes(checked, answer), clearAt: -1 }
   env.state.replays.set(key, entry)
 }
 
 /** The answer to the bytes under `key` from the table, or None for full processing. */
 /** What answering a replay reads: the live checks of section 7 and the replay audit (9.3). */
 export type ReplayEnv = StepEnv<
-  "auditLog" | "decisions" | "peers" | "revokes" | "roots" | "signer",
-  "replayAudit" | "replays" | "suppressedReplays" | "unsaved"
+  "auditLog" | "decisions" | "gate" | "peers" | "revokes" | "roots" | "rootLifetime" | "signer",
+  "replayAudit" | "replays" | "revocations" | "suppressedReplays" | "unsaved"
 >
 
 export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Effect<Option.Option<CallAnswer>> =>
@@ -74,7 +76,10 @@ export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Ef
         // Section 7 steps 4, 5, 7 and 8's peer binding, in that order (step 6 holds: same bytes).
         yield* checkExpiry(chain, now, standing).pipe(Effect.mapError(refusalOf))
         yield* checkRoot(env, chain)
+        // The count before the store is read: a revoke recorded meanwhile moves it past this.
+        const revocations = env.state.revocations
         yield* checkRevoked(env, chain.map((w) => w.id), chain.map((w) => w.value.iss), standing)
+        entry.clearAt = revocations
         yield* checkPeer(env, peer, K.from)
         // Step 9: the final entry, byte for byte.
         yield* auditReplay(env, base, entry.answer, entry.signed)
@@ -95,3 +100,36 @@ export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Ef
       )
     })
   })
+
+/**
+ * The same answer as `answerReplay`, as a plain function with no Effect, for the common case only:
+ * the bytes are in the table, section 7 steps 4, 5, 7 and 8's peer binding all pass, and the
+ * replay's audit row is one the peer's allowance suppresses (so nothing is written: it is counted,
+ * as auditReplay counts it). Anything else returns undefined and the caller takes `answerReplay`
+ * (through the executor's `call`), which checks again in section 7's order and answers, refuses or
+ * writes the row. Step 7 is the store's answer: it is taken as still "not revoked" only while no
+ * revoke was recorded by this process since the store last said so (ExecutorState.revocations),
+ * and only when this process is the store's one writer of revokes (a gate shared by several
+ * processes learns of theirs late: `revokedElsewhere`). `nowMillis` is the Clock's time.
+ */
+export const replayNow = (env: ReplayEnv, key: string, peer: Peer, nowMillis: number): CallAnswer | undefined => {
+  const entry = env.state.replays.get(key)
+  if (entry === undefined || env.gate.revokedElsewhere !== undefined) return undefined
+  const { checked, chain } = entry
+  const now = Math.floor(nowMillis / 1000)
+  // Step 4 (forward calls), by the executor's clock and section 12's root lifetime.
+  if (!isStandingOp(checked.value.op) && expiryFailure(chain, now, env.rootLifetime.maxSeconds) !== undefined) return undefined
+  // Step 5.
+  if (env.roots.acceptsNow === undefined || !env.roots.acceptsNow(chain[0].value.iss)) return undefined
+  // Step 7: no revoke recorded since the store said none covers the chain, and none unsaved.
+  if (entry.clearAt !== env.state.revocations || entry.clearAt < 0) return undefined
+  if (!isStandingOp(checked.value.op) && unsavedCovers(env, chain.map((w) => w.id), chain.map((w) => w.value.iss))) return undefined
+  // Step 8's peer binding: no peer speaks for anyone but itself; a peer is checked by the Effect path.
+  if (peer._tag !== "none") return undefined
+  // Step 9's audit row (section 9.3): written by the Effect path when the allowance has one left.
+  const peerName = peerNameOf(peer)
+  if (env.state.replayAudit.wouldTake(peerName === null ? "(none)" : `peer:${peerName}`)) return undefined
+  countSuppressedReplay(env, peerName)
+  answeredNow.unsafeUpdate(1, [])
+  return entry.answer
+}

@@ -41,8 +41,11 @@ const stopCovered = (env: StepEnv<never, "running">, covers: (chain: ReadonlyArr
   )
 
 /** Stops every forward operation under a revoke with these keys, recorded by another process (9.1). */
-export const stopUnder = (env: StepEnv<never, "running">, keys: GateKeys) =>
-  stopCovered(env, (chain, issuers) => keys.writs.some((w) => chain.includes(w)) || keys.issuers.some((i) => issuers.includes(i)))
+export const stopUnder = (env: StepEnv<never, "running" | "revocations">, keys: GateKeys) =>
+  Effect.zipRight(
+    Effect.sync(() => void env.state.revocations++),
+    stopCovered(env, (chain, issuers) => keys.writs.some((w) => chain.includes(w)) || keys.issuers.some((i) => issuers.includes(i)))
+  )
 
 /**
  * Section 12: whether the signer of a verified revoke is a known principal, a root this executor
@@ -59,7 +62,7 @@ const isKnown = (env: StepEnv<"roots", "knownIssuers">, iss: string, root: strin
 /** What section 9.1 reads and changes. */
 export type RevokeEnv = StepEnv<
   "acks" | "atomic" | "auditLog" | "calls" | "delegations" | "did" | "forwarder" | "gate" | "revokes" | "roots" | "signer" | "tallies",
-  "knownIssuers" | "refusalAudit" | "running" | "suppressed" | "unsaved"
+  "knownIssuers" | "refusalAudit" | "revocations" | "running" | "suppressed" | "unsaved"
 >
 
 export const revoke = (
@@ -111,6 +114,8 @@ export const revoke = (
           exp: rchain.length > 0 ? rchain[rchain.length - 1].value.exp : null,
           rcv: now
         })
+        // Replays answered by plain code stop trusting the store's last "not revoked" (replays.ts).
+        state.revocations++
         // The ack's body, computed at the moment of recording (section 9.4).
         const held = writ === "*" ? yield* env.tallies.underIssuer(iss) : yield* env.tallies.underWrit(writ)
         const pending = yield* env.calls.pending
@@ -128,6 +133,9 @@ export const revoke = (
       yield* stopCovered(env, covers)
       return { open, ack, body }
     })).pipe(
+      // And again once the step is over (committed or not): a replay whose store read began
+      // before the commit is not taken as "not revoked" (replays.ts).
+      Effect.ensuring(Effect.sync(() => void state.revocations++)),
       // Section 9: not persisted (its own write failed, or the transaction it joined did not
       // commit), so answered as an error, but honored for as long as we run.
       Effect.tapError(() => Effect.zipRight(Effect.sync(() => state.unsaved.push({ writ, iss })), stopCovered(env, covers))),

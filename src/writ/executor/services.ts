@@ -74,13 +74,15 @@ export class Application extends Context.Tag("mandate/writ/Application")<Applica
 export interface RootPolicyService {
   /** Whether the executor acts under writs rooted at `key` (a decision held outside the chain). */
   readonly accepts: (key: string) => Effect.Effect<boolean>
+  /** The same decision as a plain function, when the policy can answer without effects. */
+  readonly acceptsNow?: (key: string) => boolean
 }
 
 export class RootPolicy extends Context.Tag("mandate/writ/RootPolicy")<RootPolicy, RootPolicyService>() {
   /** A configured list of root keys. */
   static list(keys: ReadonlyArray<string>): Layer.Layer<RootPolicy> {
     const set = new Set(keys)
-    return Layer.succeed(RootPolicy, { accepts: (key) => Effect.succeed(set.has(key)) })
+    return Layer.succeed(RootPolicy, { accepts: (key) => Effect.succeed(set.has(key)), acceptsNow: (key) => set.has(key) })
   }
 }
 

@@ -109,6 +109,12 @@ export interface ExecutorState {
   readonly suppressedReplays: Map<string | null, number>
   /** Final answers of verified calls by received bytes (replays.ts). */
   readonly replays: ReplayTable
+  /**
+   * Counts revokes as this process records them (once when the record is written, once when its
+   * step is over, durable or not) and revokes recorded elsewhere (section 9.1): a replay answered
+   * by plain code (replays.ts) needs the store's answer to step 7 only when this moved since.
+   */
+  revocations: number
 }
 
 /**
@@ -205,7 +211,8 @@ export const makeEnv = (
       suppressed: new Map(),
       replayAudit: tokenBuckets(options.replayAudit ?? { burst: 100, perSecond: 10 }, yield* Effect.clock),
       suppressedReplays: new Map(),
-      replays: replayTable(options.replayTableBytes ?? DEFAULT_REPLAY_TABLE_BYTES)
+      replays: replayTable(options.replayTableBytes ?? DEFAULT_REPLAY_TABLE_BYTES),
+      revocations: 0
     }
   }
 })
