@@ -12,11 +12,9 @@
 import { Effect, Either, Exit, Option } from "effect"
 import { Reservations, type Reserved } from "../accounting/reservations.js"
 import { caveatBlocks, holdVerifiedGrant, readGrant, verifyChain, type Grant } from "./grant.js"
+import { evaluateCaveats, evaluateCaveatsWith, totalsRead } from "./caveat-evaluation.js"
 import {
   bindingTotals,
-  evaluateCaveats,
-  evaluateCaveatsWith,
-  totalsRead,
   verdictOf,
   type CaveatContext,
   type CaveatFailure,
