@@ -11,13 +11,22 @@
 // commit's execution fails (§6.3).
 import { Effect, Either, Exit, Option } from "effect"
 import { Reservations, type Reserved } from "../accounting/reservations.js"
-import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "./grant.js"
-import { bindingTotals, caveatVerdict, evaluateCaveats, type CaveatContext, type CaveatFailure, type TotalDraw, type TotalsLookup } from "./caveat.js"
+import { caveatBlocks, holdVerifiedGrant, readGrant, verifyChain, type Grant } from "./grant.js"
+import { evaluateCaveats, evaluateCaveatsWith, totalsRead } from "./caveat-evaluation.js"
+import {
+  bindingTotals,
+  verdictOf,
+  type CaveatContext,
+  type CaveatFailure,
+  type Evaluation,
+  type TotalDraw,
+  type TotalsLookup
+} from "./caveat.js"
 import { grantReason } from "./grant-reason.js"
 import { MAX_SCALE, decimal, unitsAt, type Decimal } from "./measure.js"
 import { yeaError, type ConsentRequest, type YeaError } from "./reason.js"
 import { unixSeconds } from "../kernel/clock.js"
-import { verificationCacheSync } from "../kernel/verification-cache.js"
+import { type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 
 /** The request as the grants see it; `now` comes from the Clock. */
 export type AuthorizeRequest = Omit<CaveatContext, "now">
@@ -54,53 +63,96 @@ interface Refusal {
 
 const needOf = (fs: ReadonlyArray<CaveatFailure>) => fs.map((f) => f.caveat)
 
-/** Runs §6.4 for every grant until one authorizes the request (§6.6). */
+/**
+ * §6.4 on one grant, up to its caveats: read (step 1, through the cache: grant.ts `readGrant`), the
+ * chain (steps 2–5), then the principal the request is bound to. Either the grant, or why not.
+ */
+const grantFor = (token: unknown, input: AuthorizeInput, cache: VerificationCacheSync | undefined): Grant | Refusal => {
+  const reading = readGrant(token, cache)
+  if (Either.isLeft(reading)) return { rank: 1, error: reading.left }
+  const chain = verifyChain(reading.right.grant, { trusted: input.trusted, proofKey: input.proofKey, cache })
+  if (Either.isLeft(chain)) return { rank: 1, error: chain.left }
+  holdVerifiedGrant(reading.right, cache)
+  const grant = chain.right
+  // §4.4/§4.5: the grant must come from the principal the request is bound to.
+  if (input.principal !== undefined && grant.principal !== input.principal) {
+    return { rank: 2, error: yeaError("forbidden", "the grant is from another principal") }
+  }
+  return grant
+}
+
+/** §6.4 step 6's verdict (caveat.ts `verdictOf`) as what authorize answers: authorized, or the refusal. */
+const outcomeOf = (input: AuthorizeInput, grant: Grant, index: number, evaluation: Evaluation): Authorized | Refusal => {
+  const v = verdictOf(evaluation)
+  switch (v._tag) {
+    case "Authorized": return { grant, index, draws: v.draws }
+    case "CaveatsForbidden": return { rank: 2, error: yeaError("forbidden", v.message, { need: needOf(v.failures) }) }
+    case "CaveatsNeedConsent": {
+      // §6.6: authorized except for risk / each / total: ask the principal.
+      const consent = input.consentFor?.(grant.principal)
+      return { rank: 3, error: yeaError("consent_required", v.message, { need: needOf(v.failures), ...(consent ? { consent } : {}) }) }
+    }
+  }
+}
+
+/**
+ * Runs §6.4 for every grant until one authorizes the request (§6.6), at `now`, with keys judged
+ * through `cache`. Plain functions throughout: the only Effects are the `total` lookups of a grant
+ * whose caveats bind one (caveat.ts `totalsRead`), read before its caveats are evaluated.
+ */
+export const authorizeAt = <E, R>(
+  input: AuthorizeInput,
+  usedOf: TotalsLookup<E, R>,
+  now: number,
+  cache: VerificationCacheSync | undefined
+): Effect.Effect<Authorized, YeaError | E, R> => {
+  if (input.grants.length === 0) return Effect.fail(yeaError("unauthorized", "the request carries no grant"))
+  const ctx: CaveatContext = { ...input.request, now }
+  let best: Refusal | undefined
+  const refuse = (r: Refusal) => {
+    if (best === undefined || r.rank > best.rank) best = r
+  }
+  const from = (i: number): Effect.Effect<Authorized, YeaError | E, R> => {
+    for (; i < input.grants.length; i++) {
+      const grant = grantFor(input.grants[i], input, cache)
+      if ("rank" in grant) {
+        refuse(grant)
+        continue
+      }
+      // §6.4 step 6: every caveat in every block, through the one caveat check.
+      const blocks = caveatBlocks(grant)
+      const reads = totalsRead(blocks, ctx)
+      if (reads.length > 0) {
+        const index = i
+        return Effect.flatMap(evaluateCaveats(blocks, ctx, usedOf), (evaluation) => {
+          const outcome = outcomeOf(input, grant, index, evaluation)
+          if ("grant" in outcome) return Effect.succeed(outcome)
+          refuse(outcome)
+          return from(index + 1)
+        })
+      }
+      const outcome = outcomeOf(input, grant, i, evaluateCaveatsWith(blocks, ctx, noTotals))
+      if ("grant" in outcome) return Effect.succeed(outcome)
+      refuse(outcome)
+    }
+    return Effect.fail(best!.error)
+  }
+  return Effect.suspend(() => from(0))
+}
+
+/** The lookup of an evaluation for which `totalsRead` listed none: never called, and a defect
+ * (never a zero) if it were. */
+const noTotals = (blockId: string, of: string): Decimal => {
+  throw new Error(`total ${of} of block ${blockId} was read without a lookup`)
+}
+
+/** Runs §6.4 for every grant until one authorizes the request (§6.6): {@link authorizeAt} at the
+ * Clock's second, through the VerificationCache in context when there is one. */
 export const authorize: <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>) => Effect.Effect<Authorized, YeaError | E, R> = Effect.fn(
   "yea.authorize"
 )(
   function* <E, R>(input: AuthorizeInput, usedOf: TotalsLookup<E, R>) {
-    const now = yield* unixSeconds
-    // Keys are judged once per key through the VerificationCache in context, when there is one.
-    const chainOptions = { trusted: input.trusted, proofKey: input.proofKey, cache: yield* verificationCacheSync }
-    const ctx: CaveatContext = { ...input.request, now }
-    if (input.grants.length === 0) return yield* Effect.fail(yeaError("unauthorized", "the request carries no grant"))
-    let best: Refusal | undefined
-    const refuse = (r: Refusal) => {
-      if (best === undefined || r.rank > best.rank) best = r
-    }
-    for (let i = 0; i < input.grants.length; i++) {
-      // §6.4 step 1, then steps 2–5.
-      const decoded = Either.flatMap(decodeGrant(input.grants[i], chainOptions.cache), (g) => verifyChain(g, chainOptions))
-      if (Either.isLeft(decoded)) {
-        refuse({ rank: 1, error: decoded.left })
-        continue
-      }
-      const grant = decoded.right
-      // §4.4/§4.5: the grant must come from the principal the request is bound to.
-      if (input.principal !== undefined && grant.principal !== input.principal) {
-        refuse({ rank: 2, error: yeaError("forbidden", "the grant is from another principal") })
-        continue
-      }
-      // §6.4 step 6: every caveat in every block, through the one caveat check.
-      const evaluation = yield* evaluateCaveats(caveatBlocks(grant), ctx, usedOf)
-      const outcome = yield* caveatVerdict(evaluation).pipe(
-        Effect.map((draws): Authorized | Refusal => ({ grant, index: i, draws })),
-        Effect.catchTags({
-          CaveatsForbidden: (e) => Effect.succeed<Authorized | Refusal>({ rank: 2, error: yeaError("forbidden", e.message, { need: needOf(e.failures) }) }),
-          // §6.6: authorized except for risk / each / total: ask the principal.
-          CaveatsNeedConsent: (e) => {
-            const consent = input.consentFor?.(grant.principal)
-            return Effect.succeed<Authorized | Refusal>({
-              rank: 3,
-              error: yeaError("consent_required", e.message, { need: needOf(e.failures), ...(consent ? { consent } : {}) })
-            })
-          }
-        })
-      )
-      if ("grant" in outcome) return outcome
-      refuse(outcome)
-    }
-    return yield* Effect.fail(best!.error)
+    return yield* authorizeAt(input, usedOf, yield* unixSeconds, yield* verificationCacheSync)
   }
 )
 
@@ -122,6 +174,11 @@ export const reservationTotals: TotalsLookup<YeaError, Reservations> = (blockId,
 
 /** `authorize` with totals read from `Reservations`. */
 export const authorizeWithReservations = (input: AuthorizeInput) => authorize(input, reservationTotals)
+
+/** {@link authorizeAt} with totals read from `Reservations`: for a caller that read the Clock and
+ * the VerificationCache once at its own entry point (the service runtime). */
+export const authorizeWithReservationsAt = (input: AuthorizeInput, now: number, cache: VerificationCacheSync | undefined) =>
+  authorizeAt(input, reservationTotals, now, cache)
 
 /**
  * Reserves every `total` the authorized COMMIT draws on, atomically (§6.3), under the idempotency

@@ -1,6 +1,7 @@
 // Grant caveats (SPEC §6.3). A request is authorized by a grant only if every caveat in every block
 // is satisfied. Unknown caveats and malformed values fail closed as hard (`forbidden`) failures;
 // only `each`, `total` and `risk` can fail softly, which asks the human (`consent_required`, §6.6).
+// How a request's caveats are evaluated, as a plain function, is caveat-evaluation.ts.
 import { Data, Effect, Predicate, Schema } from "effect"
 import { grantReason } from "./grant-reason.js"
 import {
@@ -9,13 +10,9 @@ import {
   MeasureName,
   Scale,
   Unit,
-  addDecimal,
   compareDecimal,
   isQuantity,
-  isUses,
-  quantityValue,
-  type Decimal,
-  type Quantity
+  type Decimal
 } from "./measure.js"
 import type { Verb } from "./verb.js"
 
@@ -66,7 +63,7 @@ export type CaveatName = (typeof CAVEAT_NAMES)[number]
 // ---------------------------------------------------------------------------------------------
 // Well-formedness (hand-written twin of the schemas above: this runs on every request)
 
-const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
+export const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
 const isStringArray = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v)
 
@@ -82,7 +79,7 @@ export const isLimit = (v: unknown): v is Limit => {
   return isQuantity(q)
 }
 
-const isRiskLevel = (v: unknown): v is RiskLevel => v === "low" || v === "medium" || v === "high"
+export const isRiskLevel = (v: unknown): v is RiskLevel => v === "low" || v === "medium" || v === "high"
 
 /** Why `v` is not a well-formed caveat, or undefined when it is one. */
 export const caveatProblem = (v: unknown): string | undefined => {
@@ -203,7 +200,8 @@ export interface CaveatFailure {
   readonly message: string
 }
 
-const failure = (kind: CaveatFailureKind, caveat: unknown, block: number): CaveatFailure => ({
+/** A failure of `caveat` in block `block`, with its severity and reason text. */
+export const failure = (kind: CaveatFailureKind, caveat: unknown, block: number): CaveatFailure => ({
   kind,
   severity: SOFT.has(kind._tag) ? "soft" : "hard",
   caveat,
@@ -240,89 +238,6 @@ export interface Evaluation {
   readonly draws: ReadonlyArray<TotalDraw>
 }
 
-/**
- * Evaluates every caveat of every block (§6.3, §6.4 step 6) and returns every failure, hard and
- * soft, in grant order. Never fails: a malformed value is a hard failure, not an exception.
- */
-export const evaluateCaveats = <E, R>(
-  blocks: ReadonlyArray<CaveatBlock>,
-  ctx: CaveatContext,
-  usedOf: TotalsLookup<E, R>
-): Effect.Effect<Evaluation, E, R> =>
-  Effect.gen(function* () {
-    const failures: Array<CaveatFailure> = []
-    const draws: Array<TotalDraw> = []
-    const isCommit = ctx.verb === "COMMIT"
-    const proposal = ctx.proposal
-    // §5.1/§6.3: a malformed `uses` in the proposal being checked is a hard failure for any limit,
-    // whichever measure the limit names. Absent `uses` means nothing measured.
-    const usesPresent = proposal !== undefined && has(proposal, "uses") && proposal.uses !== undefined
-    const usesOk = !usesPresent || isUses(proposal!.uses)
-    const uses = usesPresent && usesOk ? (proposal!.uses as Readonly<Record<string, Quantity>>) : {}
-
-    for (let b = 0; b < blocks.length; b++) {
-      const { caveats, id: blockId } = blocks[b]
-      for (const caveat of caveats) {
-        const fail = (kind: CaveatFailureKind) => failures.push(failure(kind, caveat, b))
-        // Fail closed on anything unknown or malformed, for every verb.
-        if (caveatProblem(caveat) !== undefined) {
-          fail(CaveatFailureKind.Malformed())
-          continue
-        }
-        const c = caveat as Record<string, unknown>
-        if (has(c, "svc")) {
-          if (!(c.svc as ReadonlyArray<string>).includes(ctx.service)) fail(CaveatFailureKind.Service({ service: ctx.service }))
-        } else if (has(c, "verbs")) {
-          if (!(c.verbs as ReadonlyArray<string>).includes(ctx.verb)) fail(CaveatFailureKind.Verb({ verb: ctx.verb }))
-        } else if (has(c, "can")) {
-          if (!(c.can as ReadonlyArray<string>).some((p) => matchesCapability(p, ctx.capability))) {
-            fail(CaveatFailureKind.Capability({ capability: ctx.capability }))
-          }
-        } else if (has(c, "exp")) {
-          if (!(ctx.now < (c.exp as number))) fail(CaveatFailureKind.Expired())
-        } else if (has(c, "nbf")) {
-          if (!(ctx.now >= (c.nbf as number))) fail(CaveatFailureKind.NotYetValid())
-        } else if (!isCommit) {
-          // `each`, `total`, `risk` and `only` are satisfied for verbs other than COMMIT (§6.3).
-          continue
-        } else if (proposal === undefined) {
-          fail(CaveatFailureKind.NoProposal())
-        } else if (has(c, "only")) {
-          if (proposal.hash !== c.only) fail(CaveatFailureKind.Proposal({ only: c.only as string }))
-        } else if (has(c, "risk")) {
-          const risk = proposal.risk
-          if (!isRiskLevel(risk)) fail(CaveatFailureKind.MalformedRisk({ risk }))
-          else if (ctx.replay !== true && RANK[risk] > RANK[c.risk as RiskLevel]) fail(CaveatFailureKind.Risk({ risk, ceiling: c.risk as RiskLevel }))
-        } else {
-          const total = has(c, "total")
-          const limit = (total ? c.total : c.each) as Limit
-          if (!usesOk) {
-            fail(CaveatFailureKind.MalformedUses({ uses: proposal.uses }))
-            continue
-          }
-          if (ctx.replay === true) continue
-          // Only what is reported is bound (§6.3): an own member named `of`, nothing inherited.
-          if (!has(uses, limit.of)) continue
-          const q = uses[limit.of]
-          if (q.unit !== limit.unit) {
-            fail(CaveatFailureKind.Unit({ of: limit.of, unit: q.unit, limitUnit: limit.unit }))
-            continue
-          }
-          const max = quantityValue({ amount: limit.max, scale: limit.scale })
-          const amount = quantityValue(q)
-          if (!total) {
-            if (compareDecimal(amount, max) > 0) fail(CaveatFailureKind.Each({ limit }))
-            continue
-          }
-          const used = yield* usedOf(blockId, limit.of)
-          if (compareDecimal(addDecimal(used, amount), max) > 0) fail(CaveatFailureKind.Total({ limit }))
-          else draws.push({ blockId, block: b, caveat: c as { total: Limit }, of: limit.of, limit: max, amount })
-        }
-      }
-    }
-    return { failures, draws: failures.length === 0 ? draws : [] }
-  })
-
 // ---------------------------------------------------------------------------------------------
 // The verdict: one check for authorize, COMMIT and the approval decision alike
 
@@ -350,23 +265,22 @@ export class CaveatsNeedConsent extends Data.TaggedError("CaveatsNeedConsent")<{
  * verdict, so its text is the reason), else with `CaveatsNeedConsent`. Its only errors are these
  * two, so callers handle them with `catchTags` whatever their totals lookup can fail with.
  */
-export const caveatVerdict = ({ draws, failures }: Evaluation): Effect.Effect<ReadonlyArray<TotalDraw>, CaveatsForbidden | CaveatsNeedConsent> => {
-  if (failures.length === 0) return Effect.succeed(draws)
-  const hard = failures.filter((f) => f.severity === "hard")
-  return hard.length > 0
-    ? Effect.fail(new CaveatsForbidden({ failures: hard, message: hard[0].message }))
-    : Effect.fail(new CaveatsNeedConsent({ failures, message: failures[0].message }))
+export const caveatVerdict = (evaluation: Evaluation): Effect.Effect<ReadonlyArray<TotalDraw>, CaveatsForbidden | CaveatsNeedConsent> => {
+  const v = verdictOf(evaluation)
+  return v._tag === "Authorized" ? Effect.succeed(v.draws) : Effect.fail(v)
 }
 
 /**
- * The one caveat check, used by authorize (every verb, COMMIT included) and by the approval
- * decision: `evaluateCaveats`, then `caveatVerdict`.
+ * {@link caveatVerdict} as a plain value, for a caller that branches on it without an Effect (the
+ * runtime's authorize): the draws, or the one error that verdict fails with.
  */
-export const checkCaveats = <E, R>(
-  blocks: ReadonlyArray<CaveatBlock>,
-  ctx: CaveatContext,
-  usedOf: TotalsLookup<E, R>
-): Effect.Effect<ReadonlyArray<TotalDraw>, CaveatsForbidden | CaveatsNeedConsent | E, R> => Effect.flatMap(evaluateCaveats(blocks, ctx, usedOf), caveatVerdict)
+export const verdictOf = ({ draws, failures }: Evaluation): { readonly _tag: "Authorized"; readonly draws: ReadonlyArray<TotalDraw> } | CaveatsForbidden | CaveatsNeedConsent => {
+  if (failures.length === 0) return { _tag: "Authorized", draws }
+  const hard = failures.filter((f) => f.severity === "hard")
+  return hard.length > 0
+    ? new CaveatsForbidden({ failures: hard, message: hard[0].message })
+    : new CaveatsNeedConsent({ failures, message: failures[0].message })
+}
 
 /** One `total` to reserve: per block and measure, the smallest limit binds (§6.3). */
 export interface BindingTotal {

@@ -15,12 +15,13 @@ import { Effect, Either, Option, Schema } from "effect"
 import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
 import { utf8 } from "../kernel/canonical.js"
 import { verifyWithKeyObject } from "../kernel/ed25519.js"
-import { hashB64 } from "../kernel/hash.js"
+import { hashB64, hashTextB64 } from "../kernel/hash.js"
 import { parseJson } from "../kernel/json.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
-import { type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
+import { copyString, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { canonical, canonicalBytes } from "./canonical.js"
-import { caveatProblem, evaluateCaveats, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
+import { caveatProblem, type CaveatContext, type Evaluation, type TotalsLookup } from "./caveat.js"
+import { evaluateCaveats } from "./caveat-evaluation.js"
 import { decodeKeyText, decodeSignature, encodeKey, encodeSignature, isKey, verifyingKeyOf } from "./keys.js"
 import { grantReason } from "./grant-reason.js"
 import { yeaError, type YeaError } from "./reason.js"
@@ -201,6 +202,49 @@ export const decodeGrant = (token: unknown, cache?: VerificationCacheSync): Eith
     if (`[${canonicalParts.join(",")}]` !== text) return yield* Either.left(malformed("not in canonical form"))
     return { token, root: root!, delegations, blocks, id: root!.id, principal: root!.iss, holder: blocks[blocks.length - 1].sub }
   })
+
+// ---------------------------------------------------------------------------------------------
+// Decoded grants held (§6.4 step 1 once per token)
+
+/** What a held grant is accounted at per character of its token, as Writ accounts a held chain
+ * (writ/chain.ts): the token's copy, the decoded
+ * text its payloads are read from, the parsed payloads and each block's message. */
+const HELD_GRANT_BYTES_PER_CHAR = 24
+
+/** A token as received, named by the SHA-256 of its text, and the decoded grant held for it. */
+export interface GrantReading {
+  readonly grant: Grant
+  /** The token's digest when a cache is in use and the grant is not held yet. */
+  readonly digest?: string
+}
+
+/**
+ * §6.4 step 1 through the VerificationCache: an agent sends the same grant with every request, and
+ * decoding it (base64url, strict JSON, the payload shapes, the canonical form, the keys) costs
+ * more than a signature check. A grant is held decoded once its chain has verified on two
+ * requests ({@link holdVerifiedGrant}); a held grant costs one hash of the token and one lookup.
+ * Only step 1 is skipped: the signatures (step 2) and the rest of §6.4 run on every request.
+ */
+export const readGrant = (token: unknown, cache: VerificationCacheSync | undefined): Either.Either<GrantReading, YeaError> => {
+  if (cache === undefined || typeof token !== "string") return Either.map(decodeGrant(token, cache), (grant) => ({ grant }))
+  const digest = hashTextB64(token)
+  const held = cache.verified(`yea-grant ${digest}`)
+  if (Option.isSome(held)) return Either.right({ grant: held.value as Grant })
+  return Either.map(decodeGrant(token, cache), (grant) => ({ grant, digest }))
+}
+
+/**
+ * After `reading`'s chain verified (steps 2–5): the first time, its digest is noted; the second
+ * time, the decoded grant is held, detached from the request (its token copied; the rest was read
+ * from the token's decoded bytes, not from the request's text). Only a verified grant is held.
+ */
+export const holdVerifiedGrant = (reading: GrantReading, cache: VerificationCacheSync | undefined): void => {
+  if (cache === undefined || reading.digest === undefined) return
+  const seen = `yea-grant-seen ${reading.digest}`
+  if (Option.isNone(cache.verified(seen))) return cache.hold(seen, true, 0)
+  const g = reading.grant
+  cache.hold(`yea-grant ${reading.digest}`, { ...g, token: copyString(g.token) }, HELD_GRANT_BYTES_PER_CHAR * g.token.length)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Verification (§6.4)

@@ -21,7 +21,8 @@ export {
 export {
   Proof, PROOF_WINDOW_SECONDS, type ProofSubject, proofTarget, signProof, subjectOfFrame, verifyProof
 } from "./proof.js"
-export { Caveat, caveatProblem, evaluateCaveats, Limit, matchesCapability, type TotalsLookup } from "./caveat.js"
+export { Caveat, caveatProblem, Limit, matchesCapability, type TotalsLookup } from "./caveat.js"
+export { evaluateCaveats } from "./caveat-evaluation.js"
 export {
   blockId, caveatBlocks, checkGrant, decodeGrant, delegateGrant, DelegationPayload, type Grant, issueRootGrant,
   Key, RawBlock, RootPayload, TOKEN_PREFIX, verifyChain

@@ -4,7 +4,7 @@
 import { Effect, Either, Option, Schema } from "effect"
 import { verifyWithKeyObject } from "../kernel/ed25519.js"
 import { Signer } from "../kernel/services.js"
-import { verificationCacheSync } from "../kernel/verification-cache.js"
+import { type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { canonicalBytes } from "./canonical.js"
 import { decodeSignature, encodeKey, encodeSignature, verifyingKeyOf } from "./keys.js"
 import { yeaError, type YeaError } from "./reason.js"
@@ -98,26 +98,39 @@ export const verifyProof = (
   aud: string,
   subject: ProofSubject
 ): Effect.Effect<VerifiedProof, YeaError> =>
-  Effect.gen(function* () {
-    // Shape: {key: string, ts: int, sig: string}.
-    const p = Schema.decodeUnknownOption(Proof)(proof)
-    if (Option.isNone(p)) return yield* Effect.fail(unauthorized("proof must be {key, ts, sig} with an integer ts"))
-    const { key, ts, sig } = p.value
-    // §6.1: the key is `ed25519:` + canonical base64url of 32 bytes, a usable key (judged once per
-    // key when a VerificationCache is in context: an agent's proof key recurs on every request).
-    const publicKey = verifyingKeyOf(key, yield* verificationCacheSync)
-    if (Option.isNone(publicKey)) return yield* Effect.fail(unauthorized("proof.key is not a canonical ed25519 key", "proof.key"))
-    // §6.1: the signature is canonical base64url of 64 bytes (GHSA-8mvj-4xpr-rmqw).
-    const sigBytes = decodeSignature(sig)
-    if (Option.isNone(sigBytes)) return yield* Effect.fail(unauthorized("proof.sig is not a canonical 64-byte base64url signature", "proof.sig"))
-    // §6.5: |now − ts| ≤ 300, against the service's clock. Checked before the signature (cheap first).
-    const now = yield* unixSeconds
-    if (Math.abs(now - ts) > PROOF_WINDOW_SECONDS) {
-      return yield* Effect.fail(unauthorized(`proof.ts is ${now - ts} s from now (allowed ±${PROOF_WINDOW_SECONDS})`, "proof.ts"))
-    }
-    // §6.5: sig over utf8(canonical({aud, verb, target, ts})).
-    const msg = proofMessage(aud, subject.verb, proofTarget(subject), ts)
-    if (Either.isLeft(msg)) return yield* Effect.fail(unauthorized(`proof target has no canonical form: ${msg.left.message}`))
-    if (!verifyWithKeyObject(publicKey.value.object, msg.right, sigBytes.value)) return yield* Effect.fail(unauthorized("proof signature does not verify", "proof.sig"))
-    return { key, publicKey: publicKey.value.publicKey, ts }
-  })
+  Effect.flatMap(unixSeconds, (now) => Effect.flatMap(verificationCacheSync, (cache) => verifyProofAt(proof, aud, subject, now, cache)))
+
+/**
+ * {@link verifyProof} as a plain function, at `now` (unix seconds, the service's clock) and with
+ * keys judged through `cache` (or afresh): for a caller that read both once at its entry point.
+ */
+export const verifyProofAt = (
+  proof: unknown,
+  aud: string,
+  subject: ProofSubject,
+  now: number,
+  cache: VerificationCacheSync | undefined
+): Either.Either<VerifiedProof, YeaError> => {
+  // Shape: {key: string, ts: int, sig: string}.
+  const p = decodeProof(proof)
+  if (Option.isNone(p)) return Either.left(unauthorized("proof must be {key, ts, sig} with an integer ts"))
+  const { key, ts, sig } = p.value
+  // §6.1: the key is `ed25519:` + canonical base64url of 32 bytes, a usable key (judged once per
+  // key when a VerificationCache is in context: an agent's proof key recurs on every request).
+  const publicKey = verifyingKeyOf(key, cache)
+  if (Option.isNone(publicKey)) return Either.left(unauthorized("proof.key is not a canonical ed25519 key", "proof.key"))
+  // §6.1: the signature is canonical base64url of 64 bytes (GHSA-8mvj-4xpr-rmqw).
+  const sigBytes = decodeSignature(sig)
+  if (Option.isNone(sigBytes)) return Either.left(unauthorized("proof.sig is not a canonical 64-byte base64url signature", "proof.sig"))
+  // §6.5: |now − ts| ≤ 300, against the service's clock. Checked before the signature (cheap first).
+  if (Math.abs(now - ts) > PROOF_WINDOW_SECONDS) {
+    return Either.left(unauthorized(`proof.ts is ${now - ts} s from now (allowed ±${PROOF_WINDOW_SECONDS})`, "proof.ts"))
+  }
+  // §6.5: sig over utf8(canonical({aud, verb, target, ts})).
+  const msg = proofMessage(aud, subject.verb, proofTarget(subject), ts)
+  if (Either.isLeft(msg)) return Either.left(unauthorized(`proof target has no canonical form: ${msg.left.message}`))
+  if (!verifyWithKeyObject(publicKey.value.object, msg.right, sigBytes.value)) return Either.left(unauthorized("proof signature does not verify", "proof.sig"))
+  return Either.right({ key, publicKey: publicKey.value.publicKey, ts })
+}
+
+const decodeProof = Schema.decodeUnknownOption(Proof)

@@ -8,7 +8,8 @@
 // pin (approval.json `decide`: denied beats out of band, out of band beats not undoable).
 import { Effect, Either } from "effect"
 import { caveatBlocks, decodeGrant, verifyChain, type Grant } from "../grant.js"
-import { bindingTotals, caveatVerdict, evaluateCaveats, RANK, type CaveatContext, type RiskLevel } from "../caveat.js"
+import { bindingTotals, caveatVerdict, RANK, type CaveatContext, type RiskLevel } from "../caveat.js"
+import { evaluateCaveats } from "../caveat-evaluation.js"
 import { decimal, unitsAt, type Decimal } from "../measure.js"
 import type { HashedPlan } from "./plan.js"
 import { denied, needsApproval, outOfBand, type Denied, type NeedsApproval, type OutOfBand } from "./reason.js"

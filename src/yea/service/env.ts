@@ -1,12 +1,13 @@
 // What every verb of the service runtime shares: the declared service, the stores, and the request's
 // verified identity. Built once per runtime (runtime.ts); the verb modules only read it.
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import { encodeBase64url } from "../../kernel/base64url.js"
 import { RandomBytes } from "../../kernel/services.js"
-import { authorizeWithReservations, type AuthorizeRequest, type Authorized } from "../authorize.js"
+import type { VerificationCacheSync } from "../../kernel/verification-cache.js"
+import { authorizeWithReservationsAt, type AuthorizeRequest, type Authorized } from "../authorize.js"
 import type { EventFrame, RequestFrame } from "../frame.js"
-import { subjectOfFrame, verifyProof, type VerifiedProof } from "../proof.js"
+import { subjectOfFrame, verifyProofAt, type VerifiedProof } from "../proof.js"
 import { yeaError, type YeaError, type ConsentRequest } from "../reason.js"
 import type { YeaAutoMemory, YeaCommits, YeaHandles, YeaProposals } from "../state.js"
 import type { ServiceSpec } from "./define.js"
@@ -30,6 +31,8 @@ export interface Env<R = never> {
    * rather than exhausting the store's connections (each step holds one for its transaction).
    */
   readonly gate: Effect.Semaphore
+  /** The VerificationCache of the runtime's context, as plain functions (read once when made). */
+  readonly cache: VerificationCacheSync | undefined
 }
 
 export const nowSeconds: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
@@ -49,18 +52,17 @@ export interface Request {
 export const progressOf = (req: Request) => (message: string, progress?: number): Effect.Effect<void> =>
   req.emit({ kind: "EVENT", message, ...(progress !== undefined ? { progress } : {}) })
 
-/** §6.5: verifies the frame's proof when it carries one; a frame with grants must carry one (§3). */
-export const verifyRequestProof = <R>(env: Env<R>, frame: RequestFrame): Effect.Effect<Option.Option<VerifiedProof>, YeaError> =>
-  Effect.gen(function* () {
-    const grants = frame.grants ?? []
-    if (frame.proof === undefined) {
-      if (grants.length > 0) return yield* Effect.fail(yeaError("unauthorized", "grants need a proof of possession (§6.5)", { path: "proof" }))
-      return Option.none()
-    }
-    const subject = subjectOfFrame(frame)
-    if (Option.isNone(subject)) return yield* Effect.fail(yeaError("unauthorized", "this verb carries no proof", { path: "proof" }))
-    return Option.some(yield* verifyProof(frame.proof, env.spec.id, subject.value))
-  })
+/** §6.5: verifies the frame's proof when it carries one, at `now`; a frame with grants must carry one (§3). */
+export const verifyRequestProof = <R>(env: Env<R>, frame: RequestFrame, now: number): Either.Either<Option.Option<VerifiedProof>, YeaError> => {
+  const grants = frame.grants ?? []
+  if (frame.proof === undefined) {
+    if (grants.length > 0) return Either.left(yeaError("unauthorized", "grants need a proof of possession (§6.5)", { path: "proof" }))
+    return Either.right(Option.none())
+  }
+  const subject = subjectOfFrame(frame)
+  if (Option.isNone(subject)) return Either.left(yeaError("unauthorized", "this verb carries no proof", { path: "proof" }))
+  return Either.map(verifyProofAt(frame.proof, env.spec.id, subject.value, now, env.cache), Option.some)
+}
 
 /**
  * Authorizes `request` with the frame's grants (§6.4, §6.6). `principal` binds the grant to a
@@ -73,13 +75,14 @@ export const authorizeGrants = <R>(
   request: AuthorizeRequest,
   extra: { readonly principal?: string; readonly consentFor?: (principal: string) => ConsentRequest } = {}
 ): Effect.Effect<Authorized, YeaError, Reservations> =>
-  authorizeWithReservations({
-    grants: frame.grants ?? [],
-    proofKey: proof.key,
-    trusted: env.spec.trust,
-    request,
-    ...extra
-  })
+  Effect.flatMap(nowSeconds, (now) =>
+    authorizeWithReservationsAt({
+      grants: frame.grants ?? [],
+      proofKey: proof.key,
+      trusted: env.spec.trust,
+      request,
+      ...extra
+    }, now, env.cache))
 
 /** Maps a store failure to `unavailable` (§7): the request may be retried. */
 export const storeFailure = (e: { readonly message: string }): YeaError => yeaError("unavailable", `store: ${e.message}`, { retry: 1 })

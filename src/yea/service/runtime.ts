@@ -47,7 +47,6 @@ export interface YeaServiceRuntime {
 export class YeaService extends Context.Tag("mandate/yea/Service")<YeaService, YeaServiceRuntime>() {}
 
 const encoder = new TextEncoder()
-const replyId = Effect.flatMap(RandomBytes, (r) => Effect.map(r.bytes(6), (b) => "s_" + encodeBase64url(b)))
 
 /** Builds the runtime for `spec`; handler requirements `R` are captured now. */
 export interface RuntimeOptions {
@@ -60,11 +59,13 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
     // The proof and grant keys are judged once per key (kernel/verification-cache.ts): through the
     // VerificationCache in context, or one this runtime owns, of the default size.
     const outer = yield* Effect.context<R | StateContext>()
-    const captured: Context.Context<R | StateContext> = Option.isSome(Context.getOption(outer, VerificationCache))
-      ? outer
-      : Context.add(outer, VerificationCache, VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES }))
+    const inContext = Context.getOption(outer, VerificationCache)
+    const cache = Option.isSome(inContext) ? inContext.value : VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES })
+    const captured: Context.Context<R | StateContext> = Option.isSome(inContext) ? outer : Context.add(outer, VerificationCache, cache)
     const random = yield* RandomBytes
     const owner = encodeBase64url(yield* random.bytes(12))
+    // Reply and event ids from the RandomBytes captured now: no context to look up per frame.
+    const replyId = Effect.map(random.bytes(6), (b) => "s_" + encodeBase64url(b))
     // Decisions go to the DecisionEvents in context when the runtime is made (by default, dropped).
     const events = yield* DecisionEvents
     const env: Env<R> = {
@@ -72,7 +73,8 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
       owner,
       running: new Set(),
       provide: (eff) => Effect.provide(eff, captured),
-      gate: yield* Effect.makeSemaphore(options.maxConcurrentCommits ?? 4)
+      gate: yield* Effect.makeSemaphore(options.maxConcurrentCommits ?? 4),
+      cache: cache.sync
     }
     const run = <A, E>(eff: Effect.Effect<A, E, StateContext>) => Effect.provide(eff, captured)
 
@@ -121,17 +123,17 @@ export const makeService = <R>(spec: ServiceSpec<R>, options: RuntimeOptions = {
           : frame
       })
 
-    const refuse = (error: YeaError, re = "") => run(finish(re, errorBody(error)))
+    const refuse = (error: YeaError, re = "") => finish(re, errorBody(error))
 
     const handle = (raw: unknown, emit: (event: EventFrame) => Effect.Effect<void>): Effect.Effect<FinalReply> => {
       const re = replyTo(raw)
       const body = Effect.gen(function* () {
         const frame: RequestFrame = yield* decodeRequestEither(raw)
-        const proof = yield* verifyRequestProof(env, frame)
+        const proof = yield* verifyRequestProof(env, frame, yield* nowSeconds)
         const req: Request = {
           frame,
           proof,
-          emit: (event) => run(Effect.flatMap(replyId, (id) => emit(envelope(id, frame.id, event) as EventFrame)))
+          emit: (event) => Effect.flatMap(replyId, (id) => emit(envelope(id, frame.id, event) as EventFrame))
         }
         return yield* dispatch(req, frame.budget ?? DEFAULT_BUDGET).pipe(
           Effect.tapError((e) => publishReply(events, frame, Option.isSome(proof) ? proof.value.key : undefined, errorBody(e)))
