@@ -4,10 +4,12 @@
 // (which survive a restart, section 9) or the memory stores, and the SDK Server toward the client
 // (src/bind/writ-mcp-gate/server.ts). Pending records left by a crash are resolved to
 // `unknown_outcome` before the first call (section 9): the gate never sends such a call again.
+// A stdio server that exits is restarted for the next call (../bind/writ-mcp-gate/restart.ts).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Context, Deferred, type Duration, Effect, Layer, type Scope } from "effect"
+import { restarter } from "../bind/writ-mcp-gate/restart.js"
 import { gateCapabilities, serveGate } from "../bind/writ-mcp-gate/server.js"
 import { liveness, type Requests, upstreamApplication } from "../bind/writ-mcp-gate/upstream.js"
 import type { PinFile } from "../bind/writ-mcp/policy.js"
@@ -28,6 +30,10 @@ export interface McpGateOptions {
   readonly client: Transport
   /** Toward the plain MCP server (not started: the gate starts it). */
   readonly upstream: Transport
+  /** A new transport to the same server (a stdio child), to restart it when it has exited: the
+   * next call that needs it restarts it after a bounded backoff. Absent, a server that exited
+   * stays gone and every call is `unreachable_server`. */
+  readonly restart?: () => Transport
   readonly pins?: PinFile
   readonly closed?: boolean
   /** Requests other than `tools/call` relayed unchecked (../bind/writ-mcp/methods.ts). */
@@ -56,15 +62,13 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
   Effect.gen(function*() {
     yield* checkRoots(o.roots)
     if (o.roots.length === 0) return yield* Effect.fail(new ServeError({ code: "mandate/usage", message: "give at least one --root" }))
-    let alive = true
     const upstream = new Client({ name: "mandate-writ-mcp-gate", version: "0.1.0" }, { capabilities: CLIENT_CAPABILITIES })
-    upstream.onclose = () => {
-      alive = false
-    }
+    const connectTimeout = o.connectTimeout ?? 30_000
     yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => upstream.connect(o.upstream, { timeout: o.connectTimeout ?? 30_000 }), catch: transportError("cannot connect to the MCP server") }),
+      Effect.tryPromise({ try: () => upstream.connect(o.upstream, { timeout: connectTimeout }), catch: transportError("cannot connect to the MCP server") }),
       () => Effect.promise(() => upstream.close().catch(() => undefined))
     )
+    const ensure = yield* restarter(upstream, connectTimeout, o.restart)
     const requests: Requests = new Map()
     const live = liveness()
     const application = Layer.succeed(Application, upstreamApplication(upstream, requests, live, {
@@ -85,7 +89,7 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
     })
     yield* serveGate(server, {
       executor,
-      upstream: { client: upstream, alive: () => alive },
+      upstream: { client: upstream, ensure },
       requests,
       closed: o.closed ?? false,
       allow,

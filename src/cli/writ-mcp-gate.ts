@@ -15,7 +15,7 @@ import { pinsOf } from "../bind/writ-mcp/policy.js"
 import { listAllTools, rawPeer } from "../bind/writ-mcp/rpc.js"
 import { cliError, opt, pretty, readKeyFile, runCommand } from "./writ-io.js"
 import { cliEnv } from "./io.js"
-import { childEnv, fromRpc, fromServe, onStderr, readPins, stdioToClient } from "./writ-mcp.js"
+import { checkAllow, childEnv, fromRpc, fromServe, onStderr, readPins, stdioToClient } from "./writ-mcp.js"
 
 export const writMcpGateCommand = Command.make("mcp-gate", {
   key: Options.file("key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The gate's key file (mandate keygen; mode 0600): it signs every tally")),
@@ -23,7 +23,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
   store: Options.text("store").pipe(Options.optional, Options.withDescription("SQLite file of every store (absent: memory, lost on restart)")),
   pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file (--print-pins): list and run only the tool definitions approved there")),
   closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
-  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. resources/read, or resources/*); others than tools/call are refused method_refused")),
+  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. logging/setLevel, completion/*); tools/call, resources/read and prompts/get are bound by the grant and cannot be allowed; others are refused method_refused")),
   maxResultBytes: Options.integer("max-result-bytes").pipe(Options.optional, Options.withDescription("Largest tool result kept and returned (default 4 MiB); past it, mcp-gate/result_too_large")),
   timeout: Options.integer("timeout").pipe(Options.withDefault(60), Options.withDescription("Seconds a tool may go without answering or reporting progress; then unknown_outcome")),
   http: Options.text("http").pipe(Options.optional, Options.withDescription("The server's Streamable HTTP endpoint, instead of a command after --")),
@@ -33,6 +33,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
   runCommand(Effect.gen(function*() {
     const [command, ...args] = o.server
     let upstream: Transport
+    let restart: (() => Transport) | undefined
     if (Option.isSome(o.http)) {
       if (command !== undefined) return yield* Effect.fail(cliError("mandate/usage", "give --http or a command after --, not both"))
       let url: URL
@@ -44,7 +45,10 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
       upstream = new StreamableHTTPClientTransport(url)
     } else {
       if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after -- (or --http URL)"))
-      upstream = new StdioClientTransport({ command, args, env: childEnv(yield* cliEnv), stderr: "inherit" })
+      const env = childEnv(yield* cliEnv)
+      // A stdio server that exits is started again for the next call (bind/writ-mcp-gate/restart.ts).
+      restart = () => new StdioClientTransport({ command, args, env, stderr: "inherit" })
+      upstream = restart()
     }
     if (o.printPins) {
       const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(upstream), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
@@ -52,6 +56,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
       yield* Console.log(pretty(pinsOf(tools)).trimEnd())
       return
     }
+    yield* checkAllow(o.allow)
     const key = opt(o.key)
     if (key === undefined) return yield* Effect.fail(cliError("mandate/usage", "--key is required (or --print-pins)"))
     const seed = yield* readKeyFile(key)
@@ -63,6 +68,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
         roots: o.root,
         client: stdioToClient(),
         upstream,
+        ...(restart === undefined ? {} : { restart }),
         closed: o.closed,
         allow: o.allow,
         timeout: `${o.timeout} seconds`,

@@ -15,6 +15,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Console, Effect, FiberRef, HashSet, Layer, Logger, Option, Schema } from "effect"
 import { echoTool, serveMcp } from "../app/writ-mcp.js"
 import type { ServeError } from "../app/inputs.js"
+import { allowsBound } from "../bind/writ-mcp/methods.js"
 import { PinFile, pinsOf } from "../bind/writ-mcp/policy.js"
 import { runProxy } from "../bind/writ-mcp/proxy.js"
 import { Receipts } from "../bind/writ-mcp/receipts.js"
@@ -70,13 +71,21 @@ export const readPins = (path: string) =>
   Effect.flatMap(readJson(path), ({ value }) =>
     Effect.mapError(Schema.decodeUnknown(PinFile)(value), () => cliError("malformed", "a pin file maps tool names to pins (strings)", path)))
 
+/** An `--allow` naming a bound method would not open it (methods.ts): said at once, not ignored. */
+export const checkAllow = (allow: ReadonlyArray<string>): Effect.Effect<void, CliError> => {
+  const bound = allowsBound(allow)
+  return bound.length === 0
+    ? Effect.void
+    : Effect.fail(cliError("mandate/usage", `${bound.join(", ")} is bound by the grant, not relayed unchecked: give the grant an act for it`, "--allow"))
+}
+
 export const writMcpProxyCommand = Command.make("mcp-proxy", {
   key: Options.file("key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The agent's key file: the grant's holder, who signs each call")),
   grant: Options.file("grant", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The grant: a chain file from its root to the agent's key")),
   receipts: Options.text("receipts").pipe(Options.optional, Options.withDescription("JSON lines file where every verified tally is kept")),
   pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file: list and call only the tool definitions approved there")),
   closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
-  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. resources/read, or resources/*); others than tools/call are refused method_refused")),
+  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. logging/setLevel, completion/*); tools/call, resources/read and prompts/get are bound by the grant and cannot be allowed; others are refused method_refused")),
   printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
   server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
 }, (o) =>
@@ -90,6 +99,7 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
       yield* Console.log(pretty(pinsOf(tools)).trimEnd())
       return
     }
+    yield* checkAllow(o.allow)
     const key = opt(o.key)
     const grant = opt(o.grant)
     if (key === undefined || grant === undefined) return yield* Effect.fail(cliError("mandate/usage", "--key and --grant are required (or --print-pins)"))

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { mcpExecutor } from "../../src/app/writ-mcp.js"
 import { check, verified } from "../../src/bind/writ-mcp/client.js"
-import { checkMethod, offeredCapabilities, ruleOf } from "../../src/bind/writ-mcp/methods.js"
+import { allowsBound, checkMethod, offeredCapabilities, ruleOf } from "../../src/bind/writ-mcp/methods.js"
 import { BODY_META, largeBodyText, present, TEXT_COPY_MAX } from "../../src/bind/writ-mcp/present.js"
 import { toolSet } from "../../src/bind/writ-mcp/server.js"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
@@ -77,22 +77,27 @@ describe("MCP binding: body forms", () => {
 })
 
 describe("method policy", () => {
-  it("tools/call is bound, the session open, the rest refused unless allowed", () => {
-    expect(ruleOf("tools/call", [])).toBe("bound")
+  it("tools/call, resources/read and prompts/get are bound, listings relayed, the session open, the rest refused unless allowed", () => {
+    expect(["tools/call", "resources/read", "prompts/get"].map((m) => ruleOf(m, []))).toEqual(["bound", "bound", "bound"])
+    expect(["resources/list", "resources/templates/list", "prompts/list"].map((m) => ruleOf(m, []))).toEqual(["listing", "listing", "listing"])
     expect(["initialize", "ping", "tools/list"].map((m) => ruleOf(m, []))).toEqual(["open", "open", "open"])
-    for (const m of ["resources/read", "resources/list", "prompts/get", "completion/complete", "logging/setLevel", "tasks/get"]) {
-      expect(ruleOf(m, [])).toBe("refused")
-    }
-    expect(ruleOf("resources/read", ["resources/read"])).toBe("allowed")
-    expect(ruleOf("resources/list", ["resources/*"])).toBe("allowed")
-    expect(ruleOf("prompts/get", ["resources/*"])).toBe("refused")
-    expect(offeredCapabilities({ tools: {}, resources: {}, prompts: {}, logging: {} }, ["prompts/get"])).toEqual({ tools: {}, prompts: {} })
+    for (const m of ["resources/subscribe", "completion/complete", "logging/setLevel", "tasks/get"]) expect(ruleOf(m, [])).toBe("refused")
+    // --allow never opens a bound method; the CLI says so (allowsBound).
+    expect(ruleOf("resources/read", ["resources/read", "resources/*"])).toBe("bound")
+    expect(allowsBound(["resources/read", "logging/setLevel", "prompts/*"])).toEqual(["resources/read"])
+    expect(ruleOf("resources/subscribe", ["resources/*"])).toBe("allowed")
+    expect(ruleOf("logging/setLevel", ["completion/*"])).toBe("refused")
+    // A family is offered when a bound method of it is named, or a method allowed; subscribe only when allowed.
+    const caps = { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {}, logging: {}, completions: {} }
+    expect(offeredCapabilities(caps, [], (m) => m === "prompts/get")).toEqual({ tools: {}, prompts: {} })
+    expect(offeredCapabilities(caps, ["logging/setLevel"], () => true)).toEqual({ tools: {}, resources: { listChanged: true }, prompts: {}, logging: {} })
+    expect(offeredCapabilities(caps, ["resources/subscribe"], () => false)).toEqual({ tools: {}, resources: { subscribe: true, listChanged: true } })
   })
 
   it.effect("a refused method names method_refused", () =>
     Effect.gen(function*() {
-      const e = yield* Effect.flip(checkMethod("resources/read", []))
+      const e = yield* Effect.flip(checkMethod("logging/setLevel", []))
       expect(e.reason).toBe("method_refused")
-      expect(e.message).toContain("resources/read")
+      expect(e.message).toContain("logging/setLevel")
     }))
 })

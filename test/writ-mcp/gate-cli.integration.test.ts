@@ -52,5 +52,13 @@ describe("mandate writ mcp-proxy -- mandate writ mcp-gate -- a plain server", ()
       expect(noServer.stderr).toContain("mandate/usage")
       const badRoot = yield* Effect.promise(() => runMandate(["writ", "mcp-gate", "--key", f.serverKey, "--root", "nope", "--", process.execPath, "-e", "0"], 60_000, "SIGKILL"))
       expect(badRoot.stderr).toContain("mandate/bad_root")
+      // --allow never opens a bound method: said at once, by both commands.
+      for (const command of ["mcp-gate", "mcp-proxy"]) {
+        const allowRead = yield* Effect.promise(() =>
+          runMandate(["writ", command, "--allow", "resources/read", "--", process.execPath, "-e", "0"], 60_000, "SIGKILL"))
+        expect(allowRead.status).not.toBe(0)
+        expect(allowRead.stderr).toContain("mandate/usage")
+        expect(allowRead.stderr).toContain("resources/read is bound by the grant")
+      }
     }), { timeout: 240_000 })
 })

@@ -1,8 +1,10 @@
 // `writ mcp-gate` in front of @modelcontextprotocol/server-everything, over stdio and over
 // Streamable HTTP, with the SDK's Client behind `writ mcp-proxy`: the tools a real client is
 // offered, calls that verify, and non-text results (image, resource links, an embedded resource)
-// that keep their content types end to end. Resources are refused (`method_refused`) unless
-// `--allow` names the method. And `--print-pins` pins every tool a real client is offered.
+// that keep their content types end to end. A grant for tools reads no resource and gets no
+// prompt (`method_refused`); a grant naming a prompt and its argument gets that one, counted
+// (resources: gate-resources.integration.test.ts). And `--print-pins` pins every tool a real
+// client is offered.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -46,37 +48,48 @@ const exercise = (s: GateSession) =>
   })
 
 describe("writ mcp-gate -- server-everything", () => {
-  it.live("stdio: every tool a real client is offered; results keep their content types; resources refused", () =>
+  it.live("stdio: every tool a real client is offered; results keep their content types; a tools grant reads no resource or prompt", () =>
     Effect.gen(function*() {
       const direct = yield* offeredDirectly
       const s = yield* gateSession({ grant: yield* anyTool(), upstream: everythingServer() })
       const listed = (yield* Effect.promise(() => s.client.listTools())).tools.map((t) => t.name).sort()
       expect(listed).toEqual(direct)
       yield* exercise(s)
+      // The grant names no resource or prompt: refused as before they were bound, listings empty.
       const read = yield* Effect.either(Effect.tryPromise({ try: () => s.client.readResource({ uri: "demo://resource/static/document/architecture.md" }), catch: (e) => e }))
       expect(read._tag === "Left" && String(read.left)).toContain("method_refused")
-      const prompts = yield* Effect.either(Effect.tryPromise({ try: () => s.client.listPrompts(), catch: (e) => e }))
-      expect(prompts._tag === "Left" && String(prompts.left)).toContain("method_refused")
+      const prompt = yield* Effect.either(Effect.tryPromise({ try: () => s.client.getPrompt({ name: "simple-prompt" }), catch: (e) => e }))
+      expect(prompt._tag === "Left" && String(prompt.left)).toContain("method_refused")
+      expect((yield* Effect.promise(() => s.client.listPrompts())).prompts).toEqual([])
+      expect((yield* Effect.promise(() => s.client.listResources())).resources).toEqual([])
+      // Still refused unless allowed: completions and logging.
+      const level = yield* Effect.either(Effect.tryPromise({ try: () => s.client.setLoggingLevel("debug"), catch: (e) => e }))
+      expect(level._tag === "Left" && String(level.left)).toContain("method_refused")
       // The client is not offered what it would be refused.
       expect(s.client.getServerCapabilities()?.resources).toBeUndefined()
       expect(s.client.getServerCapabilities()?.prompts).toBeUndefined()
+      expect((yield* s.receipts)).toHaveLength(4)
     }).pipe(Effect.scoped), { timeout: 180_000 })
 
-  it.live("--allow resources/*: the operator lets resources through, unchecked", () =>
+  it.live("prompts/get bound: the prompt and the argument the grant names, counted; another refused", () =>
     Effect.gen(function*() {
       const s = yield* gateSession({
-        grant: yield* anyTool(),
-        upstream: everythingServer(),
-        gate: { allow: ["resources/*"] },
-        proxy: { allow: ["resources/*"] }
+        grant: yield* grant({ act: { t: "prefix", v: "mcp/prompts/args-prompt" }, city: { t: "set", v: ["Paris"] }, uses: { t: "count", v: 2 } }),
+        upstream: everythingServer()
       })
-      const listed = yield* Effect.promise(() => s.client.listResources())
-      expect(listed.resources.length).toBeGreaterThan(0)
-      const read = yield* Effect.promise(() => s.client.readResource({ uri: listed.resources[0].uri }))
-      expect(read.contents.length).toBeGreaterThan(0)
-      // Prompts are still refused.
-      const prompts = yield* Effect.either(Effect.tryPromise({ try: () => s.client.listPrompts(), catch: (e) => e }))
-      expect(prompts._tag === "Left" && String(prompts.left)).toContain("method_refused")
+      expect((yield* Effect.promise(() => s.client.listPrompts())).prompts.map((p) => p.name)).toEqual(["args-prompt"])
+      const got = yield* Effect.promise(() => s.client.getPrompt({ name: "args-prompt", arguments: { city: "Paris" } }))
+      expect(JSON.stringify(got.messages)).toContain("Paris")
+      expect((got._meta?.["io.writ/tally"] as JsonObject).st).toBe("ok")
+      const refusedWith = (p: Promise<unknown>) => Effect.map(Effect.either(Effect.tryPromise({ try: () => p, catch: (e) => e })), (r) => r._tag === "Left" ? String(r.left) : "ok")
+      expect(yield* refusedWith(s.client.getPrompt({ name: "args-prompt", arguments: { city: "Rome" } }))).toContain("out_of_bounds")
+      expect(yield* refusedWith(s.client.getPrompt({ name: "simple-prompt" }))).toContain("method_refused")
+      expect(yield* refusedWith(s.client.getPrompt({ name: "args-prompt", arguments: { city: "Paris" } }))).toBe("ok")
+      // The third is over the count: the gate's signed tally, verified by the proxy and kept.
+      expect(yield* refusedWith(s.client.getPrompt({ name: "args-prompt", arguments: { city: "Paris" } }))).toContain("count_exhausted")
+      expect((yield* s.receipts).map((r) => `${String(r.tool)} ${String((r.tally as JsonObject).st)}`)).toEqual([
+        "prompts/get args-prompt ok", "prompts/get args-prompt ok", "prompts/get args-prompt failed"
+      ])
     }).pipe(Effect.scoped), { timeout: 180_000 })
 
   it.live("Streamable HTTP: the same calls through the gate to server-everything's HTTP endpoint", () =>

@@ -66,6 +66,22 @@ describe("writ mcp-gate: exactly once, unknown_outcome, pins, closed", () => {
       expect(codeOf(after)).toBe("unsigned:unreachable_server")
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
+  it.live("a server that exits on the call and can be restarted: unknown_outcome, then the next call runs on a new server", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const env = { PLAIN_COUNTER: join(dir, "counter") }
+      const chain = yield* anyTool()
+      const s = yield* directGate({ upstream: plainServer(env), gate: { restart: () => plainServer(env) } })
+      expect(codeOf(yield* send(s.client, yield* signedCall(chain, s.did, "count", {})))).toBe("ok")
+      expect(codeOf(yield* send(s.client, yield* signedCall(chain, s.did, "die", {})))).toBe("unknown_outcome")
+      const after = yield* send(s.client, yield* signedCall(chain, s.did, "count", {}))
+      expect(codeOf(after)).toBe("ok")
+      // The counter file is the tool's own state: the restarted server counted on from it.
+      expect(after.structuredContent).toEqual({ n: 2 })
+      expect(codeOf(yield* send(s.client, yield* signedCall(chain, s.did, "die", {})))).toBe("unknown_outcome")
+      expect(codeOf(yield* send(s.client, yield* signedCall(chain, s.did, "count", {})))).toBe("ok")
+    }).pipe(Effect.scoped), { timeout: 120_000 })
+
   it.live("a tool that does not answer in time: unknown_outcome, and the session goes on", () =>
     Effect.gen(function*() {
       const dir = tempDir()

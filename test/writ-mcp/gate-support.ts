@@ -95,14 +95,17 @@ export const directGate = (o: Omit<GateSessionOptions, "grant" | "proxy">): Effe
   })
 
 /** A call signed by the agent under `grant` passed on to `executor`, with no check of its own
- * bounds (issue.ts `makeCall` would refuse it first), and its `tools/call` params. */
-export const signedCall = (grant: ReadonlyArray<Json>, executor: string, tool: string, args: JsonObject, id?: string) =>
+ * bounds (issue.ts `makeCall` would refuse it first), for the operation `op`. */
+export const signedOp = (grant: ReadonlyArray<Json>, executor: string, op: string, args: JsonObject, id?: string) =>
   Effect.gen(function*() {
     const held = yield* holdChain(grant)
     const child = yield* delegate(held, { hld: executor })
-    const call = yield* signObject({
+    return (yield* signObject({
       v: 1 as const, typ: "call" as const, id: id ?? encodeBase64url(yield* Effect.flatMap(RandomBytes, (r) => r.bytes(16))),
-      chain: child.chain as never, from: agent.did, op: `mcp/tools/${tool}`, args
-    })
-    return { name: tool, arguments: args, _meta: { "io.writ/call": call as unknown as JsonObject } }
+      chain: child.chain as never, from: agent.did, op, args
+    })) as unknown as JsonObject
   }).pipe(Effect.provide(Layer.mergeAll(Signer.fromSeed(agent.seed), RandomBytes.live)), Effect.orDie)
+
+/** `signedOp` for a tool, as its `tools/call` params. */
+export const signedCall = (grant: ReadonlyArray<Json>, executor: string, tool: string, args: JsonObject, id?: string) =>
+  Effect.map(signedOp(grant, executor, `mcp/tools/${tool}`, args, id), (call) => ({ name: tool, arguments: args, _meta: { "io.writ/call": call } }))

@@ -1,19 +1,23 @@
 // `writ mcp-gate` toward the client (docs/mcp-gate.md): an MCP server that speaks the binding's
 // server side (docs/bindings.md, Server; adoption.md 2a) for tools that are not its own. It lists
-// the plain server's tools (only the pinned definitions, with pins), and runs a `tools/call` only
-// as the operation of a Writ call its executor accepts (./upstream.ts performs it), so the grant,
+// the plain server's tools (only the pinned definitions, with pins), and runs a `tools/call`, a
+// `resources/read` or a `prompts/get` only as the operation of a Writ call its executor accepts
+// (../writ-mcp/bound.ts maps each to its op and args; ./upstream.ts performs it), so the grant,
 // `count`/`total`, exactly-once and the signed tally are Mandate's, not the server's.
 //
-// Before the executor sees a call, in this order, each refused unsigned with its code in
-// `_meta["io.writ/error"]` (nothing counted, nothing sent): no call (`missing_call`); a call that
-// names another tool or other arguments (`malformed`, adoption.md 2a); a tool with no pin or a changed definition (`unpinned_tool`,
-// `tool_changed`); with `closed`, an argument the leaf has no application bound for
-// (`unbound_argument`); the server gone (`unreachable_server`). Then the executor: its refusals
-// (`out_of_bounds`, `count_exhausted`, ...) are signed tallies.
+// Before the executor sees a call, in this order, each refused unsigned with its code (a tool's in
+// `_meta["io.writ/error"]`, a resource's or prompt's as a JSON-RPC error with `data.reason`;
+// nothing counted, nothing sent): no call (`missing_call`); a call that names another operation or
+// other arguments (`malformed`, adoption.md 2a); a resource or prompt the leaf's `act` does not name
+// (`method_refused`, as before these methods were bound); the server gone and not restartable
+// (`unreachable_server`; ./restart.ts); a tool with no pin or a changed definition
+// (`unpinned_tool`, `tool_changed`); with `closed`, an argument the leaf has no application bound
+// for (`unbound_argument`). Then the executor: its refusals (`out_of_bounds`, `count_exhausted`,
+// ...) are signed tallies.
 //
-// Every other request follows ../writ-mcp/methods.ts: open, allowed by `--allow` (relayed to the
-// server unchecked), or refused `method_refused`. The server's own requests (sampling, elicitation,
-// roots) go to the client, and notifications pass both ways. While such a request is open (a person
+// Every other request follows ../writ-mcp/methods.ts: the listings relayed, others open, allowed
+// by `--allow` (relayed to the server unchecked), or refused `method_refused`. The server's own
+// requests (sampling, elicitation, roots) go to the client, and notifications pass both ways. While such a request is open (a person
 // may be filling in a form), every open tool call whose client gave a progress token gets a
 // progress notification each `keepAlive`, so a client that restarts its time limit on progress
 // (the SDK's `resetTimeoutOnProgress`; MCP basic/utilities/progress) does not give up on a call a
@@ -31,18 +35,20 @@ import { Deferred, Duration, Effect, FiberSet, Option, Schedule, type Scope } fr
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
 import type { ExecutorService } from "../../writ/executor/executor.js"
 import { callIdentity } from "../../writ/sign.js"
-import { checkMethod, ruleOf } from "../writ-mcp/methods.js"
+import { type BoundRequest, boundRequest, checkNamed, matchBound, presentBound, receivedLeafBounds, refusalData } from "../writ-mcp/bound.js"
+import { checkMethod, offeredCapabilities, ruleOf } from "../writ-mcp/methods.js"
 import { checkClosedReceived, checkPinned, pinnedOnly, pinOf, type PinFile } from "../writ-mcp/policy.js"
 import { CALL_META, EXTENSION, present, presentRefusal } from "../writ-mcp/present.js"
-import { missingCall, unreachableServer } from "../writ-mcp/reason.js"
+import { missingCall, unreachableServer, type UnreachableServer } from "../writ-mcp/reason.js"
 import { listAllTools, REFUSED } from "../writ-mcp/rpc.js"
-import { matchCall } from "../writ-mcp/server.js"
 import type { Liveness, Requests } from "./upstream.js"
 
 /** The plain server behind the gate: the SDK Client connected to it, and whether it is still there. */
 export interface Upstream {
   readonly client: Client
-  readonly alive: () => boolean
+  /** Succeeds when the server is there, restarting it first if it exited and can be restarted
+   * (restart.ts; true then); else `unreachable_server`. */
+  readonly ensure: Effect.Effect<boolean, UnreachableServer>
 }
 
 export interface GateServeOptions {
@@ -67,30 +73,33 @@ export const RELAY_TIMEOUT = Duration.minutes(30)
 
 type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1]
 
-/** The families of methods relayed when allowed, with the capability each needs. */
+/** The requests relayed unchecked: the listings always (../writ-mcp/methods.ts), the others when
+ * allowed; each with the capability it needs. */
 const RELAYED = [
   { capability: "resources", request: ListResourcesRequestSchema, result: ListResourcesResultSchema },
   { capability: "resources", request: ListResourceTemplatesRequestSchema, result: ListResourceTemplatesResultSchema },
-  { capability: "resources", request: ReadResourceRequestSchema, result: ReadResourceResultSchema },
   { capability: "resources", request: SubscribeRequestSchema, result: EmptyResultSchema },
   { capability: "resources", request: UnsubscribeRequestSchema, result: EmptyResultSchema },
   { capability: "prompts", request: ListPromptsRequestSchema, result: ListPromptsResultSchema },
-  { capability: "prompts", request: GetPromptRequestSchema, result: GetPromptResultSchema },
   { capability: "completions", request: CompleteRequestSchema, result: CompleteResultSchema },
   { capability: "logging", request: SetLevelRequestSchema, result: EmptyResultSchema }
 ] as const
 
+const relayed = (method: string, allow: ReadonlyArray<string>): boolean => {
+  const rule = ruleOf(method, allow)
+  return rule === "allowed" || rule === "listing"
+}
+
 const methodOf = (schema: { readonly shape: { readonly method: { readonly value: string } } }): string => schema.shape.method.value
 
 /** What the gate advertises: tools (its own listing), the extension with the executor's key, and
- * each family of the server's capabilities some allowed method needs. */
+ * each family of the server's capabilities that a bound or allowed method needs (the gate holds
+ * no grant: every bound method is offered, and each call is checked). */
 export const gateCapabilities = (did: string, upstream: unknown, allow: ReadonlyArray<string>): JsonObject => {
-  const caps: Record<string, unknown> = { tools: { listChanged: true }, extensions: { [EXTENSION]: { v: 1, did } } }
   const theirs = isJsonObject(upstream) ? upstream : {}
-  for (const r of RELAYED) {
-    if (theirs[r.capability] !== undefined && ruleOf(methodOf(r.request), allow) === "allowed") caps[r.capability] = theirs[r.capability]
-  }
-  return caps as JsonObject
+  const offered = offeredCapabilities(theirs, allow) as JsonObject
+  const families = Object.fromEntries(["resources", "prompts", "completions", "logging"].flatMap((f) => offered[f] === undefined ? [] : [[f, offered[f]]]))
+  return { tools: { listChanged: true }, ...families, extensions: { [EXTENSION]: { v: 1, did } } }
 }
 
 const refused = (reason: string, message: string) => new McpError(REFUSED, `${reason}: ${message}`, { reason })
@@ -149,41 +158,72 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
         return yield* Effect.promise(() => send(Duration.toMillis(Duration.decode(o.relayTimeout ?? RELAY_TIMEOUT))))
       })))
 
-    const callTool = (params: { readonly name: string; readonly arguments?: Record<string, unknown>; readonly _meta?: Record<string, unknown> }, extra: Extra) =>
+    /** One bound request (../writ-mcp/bound.ts): the binding's checks in the header's order, then
+     * the executor; a refusal before the executor fails with its code, unsigned. */
+    const execute = (r: BoundRequest, given: unknown, extra: Extra) =>
       Effect.gen(function*() {
-        const args = (params.arguments ?? {}) as JsonObject
-        const given = params._meta?.[CALL_META]
-        if (given === undefined) return yield* Effect.fail(missingCall("this gate runs tools only under a Writ call"))
-        const call = yield* matchCall(params.name, args, given)
-        if (o.pins !== undefined) {
+        if (given === undefined) return yield* Effect.fail(missingCall(`this gate serves ${r.method} only under a Writ call`))
+        const call = yield* matchBound(r, given)
+        yield* checkNamed(receivedLeafBounds(call), r)
+        // A restarted server is listed again before a pin is compared with its tools.
+        if (yield* o.upstream.ensure) stale = true
+        if (r.method === "tools/call" && o.pins !== undefined) {
           if (stale) yield* Effect.mapError(listTools, (e) => unreachableServer(`listing the server's tools: ${String(e)}`))
-          yield* checkPinned(o.pins, params.name, listed.get(params.name))
+          yield* checkPinned(o.pins, r.name, listed.get(r.name))
         }
-        if (o.closed) yield* checkClosedReceived(call, args)
-        if (!o.upstream.alive()) return yield* Effect.fail(unreachableServer("the server behind the gate has exited"))
+        if (o.closed) yield* checkClosedReceived(call, r.args)
         const id = callIdentity(call)
         o.requests.set(id, extra)
         const token = extra._meta?.progressToken
         if (token !== undefined) waiting.set(extra, { token, sent: 0 })
-        const answer = yield* o.executor.call(call).pipe(Effect.ensuring(Effect.sync(() => {
+        return yield* o.executor.call(call).pipe(Effect.ensuring(Effect.sync(() => {
           o.requests.delete(id)
           waiting.delete(extra)
         })))
-        if (answer._tag === "error") return presentRefusal(answer.reason)
-        return present(answer.tally, Option.getOrUndefined(answer.res), "result")
       }).pipe(
-        Effect.catchAll((e) => Effect.as(Effect.logInfo(`tool call refused before the executor: ${e.reason}: ${e.message}`), presentRefusal(e.reason))),
-        Effect.withSpan("writ.mcpGate.callTool", { attributes: { tool: params.name } })
+        Effect.tapError((e) => Effect.logInfo(`${r.method} refused before the executor: ${e.reason}: ${e.message}`)),
+        Effect.withSpan("writ.mcpGate.bound", { attributes: { method: r.method, name: r.name } })
       )
 
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => run(callTool(request.params, extra)) as never)
+    const callTool = (params: JsonObject, extra: Extra) =>
+      execute(boundRequest("tools/call", params)!, isJsonObject(params._meta) ? params._meta[CALL_META] : undefined, extra).pipe(
+        Effect.map((answer) =>
+          answer._tag === "error" ? presentRefusal(answer.reason) : present(answer.tally, Option.getOrUndefined(answer.res), "result")),
+        Effect.catchAll((e) => Effect.succeed(presentRefusal(e.reason)))
+      )
 
-    // The other requests: relayed when allowed (and the server offers them), else refused.
+    /** A resource or prompt: its result when the tally is `ok`, else a JSON-RPC error carrying the
+     * tally (bound.ts), or the unsigned code of a refusal before the executor. */
+    const callOther = (method: string, params: JsonObject, extra: Extra): Promise<JsonObject> =>
+      run(Effect.either(execute(boundRequest(method, params)!, isJsonObject(params._meta) ? params._meta[CALL_META] : undefined, extra).pipe(
+        Effect.mapError((e) => refused(e.reason, e.message)),
+        Effect.flatMap((answer) => {
+          if (answer._tag === "error") return Effect.fail(refused(answer.reason, "refused unsigned by the executor"))
+          const res = Option.getOrUndefined(answer.res)
+          if (answer.tally.st === "ok" && isJsonObject(res)) return Effect.succeed(presentBound(answer.tally, res))
+          const data = refusalData(answer.tally, res)
+          return Effect.fail(new McpError(REFUSED, `${String(data.reason)}: the tally of this ${method} is ${String(answer.tally.st)}`, data))
+        })
+      ))).then((r) => {
+        if (r._tag === "Left") throw r.left
+        return r.right
+      })
+
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => run(callTool(request.params as JsonObject, extra)) as never)
     const offered = o.capabilities
+    if (offered.resources !== undefined) {
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => callOther("resources/read", request.params as JsonObject, extra) as never)
+    }
+    if (offered.prompts !== undefined) {
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => callOther("prompts/get", request.params as JsonObject, extra) as never)
+    }
+
+    // The other requests: the listings and what is allowed relayed (when the server offers them),
+    // the rest refused.
     for (const r of RELAYED) {
-      if (offered[r.capability] === undefined || ruleOf(methodOf(r.request), o.allow) !== "allowed") continue
-      server.setRequestHandler(r.request as typeof ReadResourceRequestSchema, (request, extra) =>
-        up.request(request as never, r.result as typeof ReadResourceResultSchema, { signal: extra.signal }) as never)
+      if (offered[r.capability] === undefined || !relayed(methodOf(r.request), o.allow)) continue
+      server.setRequestHandler(r.request as typeof ListResourcesRequestSchema, (request, extra) =>
+        up.request(request as never, r.result as typeof ListResourcesResultSchema, { signal: extra.signal }) as never)
     }
     server.fallbackRequestHandler = async (request) => {
       const refusal = await run(Effect.either(checkMethod(request.method, o.allow)))

@@ -1,6 +1,8 @@
-// The executor's Application for `writ mcp-gate` (docs/mcp-gate.md): an operation
-// `mcp/tools/<name>` the executor accepted (section 7 step 11) becomes one `tools/call` to the
-// plain MCP server behind the gate, through the SDK's Client. Its result becomes the outcome:
+// The executor's Application for `writ mcp-gate` (docs/mcp-gate.md): an operation the executor
+// accepted (section 7 step 11) becomes one request to the plain MCP server behind the gate, through
+// the SDK's Client: `mcp/tools/<name>` a `tools/call`, `mcp/resources/read` a `resources/read` of
+// `args.uri`, `mcp/prompts/<name>` a `prompts/get` (../writ-mcp/bound.ts). Its result becomes the
+// outcome (a resource's body is `{contents}`, a prompt's `{description?, messages}`):
 //
 //   ok       the tool answered without `isError`; `res` is its `{content, structuredContent?}`
 //            (the body form "result" of ../writ-mcp/present.ts: content blocks keep their types);
@@ -23,6 +25,7 @@ import type { ApplicationService, Outcome } from "../../writ/executor/services.j
 import { toolOfOp } from "../writ-mcp/client.js"
 import { resultBody } from "../writ-mcp/present.js"
 import { UNKNOWN_TOOL } from "../writ-mcp/reason.js"
+import { boundBody, promptOfOp, RESOURCE_READ_OP } from "../writ-mcp/bound.js"
 import type { RequestExtra } from "../writ-mcp/server.js"
 import { RESULT_TOO_LARGE, TOOL_ERROR, UPSTREAM_ERROR } from "./codes.js"
 
@@ -72,13 +75,51 @@ const idle = (live: Liveness, timeout: Duration.DurationInput): Effect.Effect<ne
 /** The SDK's own per-request limit, set past any idle limit: the watchdog above is the limit. */
 const SDK_TIMEOUT_MS = 24 * 3600 * 1000
 
+/** What one accepted operation sends the server, and the body its answer becomes. */
+interface Sent {
+  readonly what: string
+  readonly send: (options: RequestOptions) => Promise<JsonObject>
+  readonly body: (result: JsonObject) => JsonObject
+}
+
+/** The request an op stands for (../writ-mcp/bound.ts), or undefined for an op the gate does not bind. */
+const requestOf = (client: Client, op: string, args: JsonObject): Sent | undefined => {
+  const tool = toolOfOp(op)
+  if (tool !== undefined) {
+    return {
+      what: `tool ${tool}`,
+      send: (ro) => client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, ro) as Promise<JsonObject>,
+      body: resultBody
+    }
+  }
+  const prompt = promptOfOp(op)
+  if (prompt !== undefined) {
+    return {
+      what: `prompt ${prompt}`,
+      send: (ro) => client.getPrompt({ name: prompt, arguments: args as Record<string, string> }, ro) as Promise<JsonObject>,
+      body: (r) => boundBody("prompts/get", r)
+    }
+  }
+  if (op === RESOURCE_READ_OP && typeof args.uri === "string") {
+    const uri = args.uri
+    return {
+      what: `resource ${uri}`,
+      send: (ro) => client.readResource({ uri }, ro) as Promise<JsonObject>,
+      body: (r) => boundBody("resources/read", r)
+    }
+  }
+  return undefined
+}
+
+type RequestOptions = NonNullable<Parameters<Client["callTool"]>[2]>
+
 export const upstreamApplication = (client: Client, requests: Requests, live: Liveness, o: UpstreamOptions = {}): ApplicationService => {
   const max = o.maxResultBytes ?? MAX_RESULT_BYTES
   const timeout = o.timeout ?? UPSTREAM_TIMEOUT
   return {
     perform: (op) => {
-      const name = toolOfOp(op.op)
-      if (op.kind !== "forward" || name === undefined) return Effect.succeed({ st: "failed", code: UNKNOWN_TOOL })
+      const sent = op.kind === "forward" ? requestOf(client, op.op, op.args) : undefined
+      if (sent === undefined) return Effect.succeed({ st: "failed", code: UNKNOWN_TOOL })
       const extra = requests.get(op.callId)
       const token = extra?._meta?.progressToken
       const onprogress = (p: { progress: number; total?: number; message?: string }) => {
@@ -89,7 +130,7 @@ export const upstreamApplication = (client: Client, requests: Requests, live: Li
       }
       return Effect.tryPromise({
         try: (signal) =>
-          client.callTool({ name, arguments: op.args as Record<string, unknown> }, undefined, {
+          sent.send({
             timeout: SDK_TIMEOUT_MS,
             signal: extra === undefined ? signal : AbortSignal.any([signal, extra.signal]),
             onprogress
@@ -103,11 +144,11 @@ export const upstreamApplication = (client: Client, requests: Requests, live: Li
           const text = JSON.stringify(result)
           if (text.length > max) return { st: "failed", code: RESULT_TOO_LARGE }
           const parsed: unknown = JSON.parse(text)
-          const body: JsonObject = resultBody(isJsonObject(parsed) ? parsed : {})
+          const body: JsonObject = sent.body(isJsonObject(parsed) ? parsed : {})
           return result.isError === true ? { st: "failed", code: TOOL_ERROR, res: body } : { st: "ok", res: body }
         }),
         Effect.catchAll((outcome) => Effect.succeed(outcome)),
-        Effect.withSpan("writ.mcpGate.upstream", { attributes: { tool: name } })
+        Effect.withSpan("writ.mcpGate.upstream", { attributes: { request: sent.what } })
       )
     }
   }

@@ -44,7 +44,7 @@ const refusalCodes: ReadonlySet<string> = new Set([
 ])
 
 /** Section 6.2 for the tally answering `sent` (a refusal as above). */
-const verifyAnswer = (sent: VerifiedCall, tally: Json): Effect.Effect<CheckedTally, WritError> =>
+export const verifyAnswer = (sent: VerifiedCall, tally: Json): Effect.Effect<CheckedTally, WritError> =>
   Effect.gen(function*() {
     const leaf = sent.chain[sent.chain.length - 1]
     const t = isJsonObject(tally) ? tally : {}

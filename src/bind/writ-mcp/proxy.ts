@@ -16,28 +16,34 @@
 // When the server exits, every open client request is answered with an error (`unreachable_server`
 // for a tool call) and the proxy ends.
 //
-// Bounds (docs/mcp-gate.md): a request other than `tools/call` passes only as methods.ts allows
-// (`method_refused`); a verified result whose rendering is over `maxResultBytes` is not passed on
-// (`result_too_large`) but its tally is kept as a receipt, since the call ran and counted; and at
-// most `maxQueuedNotifications` of the server's notifications wait for a client that does not
-// read: past that they are dropped (and logged), never responses or requests, so the session goes on.
+// Bound requests (./bound.ts): `tools/call`, `resources/read` and `prompts/get` each leave
+// carrying a Writ call signed under the grant (op and args as bound.ts maps them), in the order the
+// client sent them, and come back only verified (./proxy-answer.ts). One the leaf's `act` does not
+// name is refused before signing: `forbidden_op` for a tool (the Writ check), `method_refused` for a
+// resource or prompt (as before those were bound). The listings (`resources/list`,
+// `resources/templates/list`, `prompts/list`) are filtered to what the grant admits: a resource
+// whose `{uri}` the leaf admits, a prompt whose op `act` names, templates when `act` names
+// `mcp/resources/read`. Other requests pass only as methods.ts allows (`method_refused`).
 //
-// Forms (MCP basic/utilities/progress): while the server waits on the client for an elicitation
-// or sampling answer (a person may be typing), every open tool call whose client gave a progress
-// token gets a progress notification each `keepAlive`, so a client that restarts its time limit on
-// progress keeps the call. Its value follows the last one seen under that token, so it increases.
+// Bounds (docs/mcp-gate.md): a verified result over `maxResultBytes` is not passed on
+// (`result_too_large`, proxy-answer.ts), and at most `maxQueuedNotifications` server notifications
+// wait for a client that does not read (./notes.ts). Forms keep the open calls alive (./keep-alive.ts).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Deferred, Duration, Effect, FiberSet, Option, Queue, Runtime, type Scope } from "effect"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
 import { RandomBytes, Signer } from "../../kernel/services.js"
 import { delegate, type HeldWrit, holdChain, makeCall } from "../../writ/issue.js"
 import { writError, type WritError } from "../../writ/reason.js"
-import { ready, verified } from "./client.js"
-import { checkMethod, offeredCapabilities } from "./methods.js"
+import { admits, BOUND_METHODS, boundRequest, checkNamed, names, RESOURCE_READ_OP, promptOp, withCall } from "./bound.js"
+import { ready } from "./client.js"
+import { FormKeepAlive, progressTokenOf } from "./keep-alive.js"
+import { checkMethod, LISTINGS, offeredCapabilities } from "./methods.js"
+import { MAX_QUEUED_NOTIFICATIONS, noteBound } from "./notes.js"
 import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
-import { advertisementOf, CALL_META, toolOp } from "./present.js"
-import { CLIENT_GONE, type McpPolicyError, resultTooLarge, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
-import { Receipts, receipt } from "./receipts.js"
+import { advertisementOf } from "./present.js"
+import { answerBound, type SentBound } from "./proxy-answer.js"
+import { CLIENT_GONE, type McpPolicyError, type MethodRefused, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
+import type { Receipts } from "./receipts.js"
 import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
 
 export interface ProxyOptions {
@@ -65,15 +71,11 @@ export interface ProxyOptions {
   readonly keepAlive?: Duration.DurationInput
 }
 
-/** The server's requests a person may take a while to answer. */
-const FORM_METHODS: ReadonlySet<string> = new Set(["elicitation/create", "sampling/createMessage"])
-/** The message of the proxy's own progress while a form is open. */
-export const FORM_WAITING = "waiting for an answer from the client (a form or sampling)"
+export { FORM_WAITING } from "./keep-alive.js"
+export { MAX_QUEUED_NOTIFICATIONS } from "./notes.js"
 
 /** The default bound of a result passed on: under the 10 MiB line a stdio client reads. */
 export const MAX_RESULT_BYTES = 8 * 1024 * 1024
-/** The default bound of notifications waiting for the client. */
-export const MAX_QUEUED_NOTIFICATIONS = 1000
 
 type Pending =
   | {
@@ -81,15 +83,18 @@ type Pending =
     readonly clientId: RequestId
     readonly method: string
     readonly cursor: boolean
-    readonly tool?: { readonly name: string; readonly call: JsonObject; readonly callId: string }
+    readonly bound?: SentBound
+    /** A listing filtered to what the grant admits. */
+    readonly listing?: string
     /** The client's progress token for this request, if it gave one. */
     readonly progressToken?: string | number
     canceled: boolean
   }
   | { readonly tag: "own"; readonly answer: Deferred.Deferred<Message, RpcError> }
 
-interface ToolCall {
+interface BoundCall {
   readonly id: RequestId
+  readonly method: string
   readonly params: JsonObject
 }
 
@@ -103,15 +108,14 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const held: HeldWrit = yield* holdChain(o.grant)
     const allow = o.allow ?? []
     const maxResult = o.maxResultBytes ?? MAX_RESULT_BYTES
-    const maxNotes = o.maxQueuedNotifications ?? MAX_QUEUED_NOTIFICATIONS
-    /** Server notifications queued and not yet relayed, and those dropped since the last warning. */
-    let queuedNotes = 0
-    let droppedNotes = 0
+    const leaf = held.leaf.value.bnd
+    /** Whether the leaf's `act` names some prompt (the prompts family is offered then). */
+    const namesAnyPrompt = names(leaf, promptOp("x")) || (isJsonObject(leaf.act) && String(leaf.act.v).startsWith(promptOp("")))
     const runtime = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const fibers = yield* FiberSet.make()
     const fromClient = yield* Queue.unbounded<Message>()
     const fromServer = yield* Queue.unbounded<Message>()
-    const toolCalls = yield* Queue.unbounded<ToolCall>()
+    const boundCalls = yield* Queue.unbounded<BoundCall>()
     const done = yield* Deferred.make<void>()
     /** Resolved once the server answered `initialize` (or exited): a client may pipeline its
      * first tool calls behind `initialize` without waiting for the answer. */
@@ -119,10 +123,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const drained = yield* Deferred.make<void>()
 
     const pending = new Map<number, Pending>()
-    /** The server's form requests (FORM_METHODS) the client has not answered. */
-    const forms = new Set<string>()
-    /** The last progress value the client was sent under each token. */
-    const lastProgress = new Map<string, number>()
+    const forms = new FormKeepAlive()
     /** The client's open requests: the id the server knows them by, or "queued" (not yet sent). */
     const clientOpen = new Map<string, number | "queued">()
     const canceledQueued = new Set<string>()
@@ -158,12 +159,11 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         return m.result
       })
 
-    const forward = (m: Message, extra: Partial<Pick<Extract<Pending, { tag: "client" }>, "tool">> = {}) =>
+    const forward = (m: Message, extra: Partial<Pick<Extract<Pending, { tag: "client" }>, "bound" | "listing">> = {}) =>
       Effect.gen(function*() {
         const id = nextId++
         const method = m.method as string
-        const meta = paramsOf(m)._meta
-        const token = isJsonObject(meta) && (typeof meta.progressToken === "string" || typeof meta.progressToken === "number") ? meta.progressToken : undefined
+        const token = progressTokenOf(paramsOf(m))
         pending.set(id, {
           tag: "client", clientId: m.id as RequestId, method, cursor: paramsOf(m).cursor !== undefined, canceled: false,
           ...(token === undefined ? {} : { progressToken: token }), ...extra
@@ -176,10 +176,11 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     const onClient = (m: Message): Effect.Effect<void> => {
       if (isRequest(m)) {
         if (serverGone) return toClient(errorAnswer(m.id as RequestId, INTERNAL, "unreachable_server", "the server exited"))
-        if (m.method === "tools/call") {
+        if (BOUND_METHODS.has(m.method as string)) {
           clientOpen.set(idKey(m.id as RequestId), "queued")
-          return Queue.offer(toolCalls, { id: m.id as RequestId, params: paramsOf(m) })
+          return Queue.offer(boundCalls, { id: m.id as RequestId, method: m.method as string, params: paramsOf(m) })
         }
+        if (LISTINGS.has(m.method as string)) return forward(m, { listing: m.method as string })
         return checkMethod(m.method as string, allow).pipe(Effect.matchEffect({
           onFailure: (e) => toClient(errorAnswer(m.id as RequestId, REFUSED, e.reason, e.message)),
           onSuccess: () => forward(m)
@@ -187,7 +188,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       }
       if (isResponse(m)) {
         serverOpen.delete(idKey(m.id as RequestId))
-        forms.delete(idKey(m.id as RequestId))
+        forms.answered(m.id as RequestId)
         return toServer(m)
       }
       if (isNotification(m) && m.method === "notifications/cancelled") {
@@ -207,11 +208,11 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       return toServer(m)
     }
 
-    // ----- tool calls, signed and sent in the order the client sent them
-    const refuse = (id: RequestId, e: WritError | McpPolicyError | UnenforcedServer) =>
+    // ----- bound calls, signed and sent in the order the client sent them
+    const refuse = (id: RequestId, e: WritError | McpPolicyError | UnenforcedServer | MethodRefused) =>
       Effect.gen(function*() {
         clientOpen.delete(idKey(id))
-        yield* Effect.logInfo(`tool call refused before sending: ${e.reason}: ${e.message}`)
+        yield* Effect.logInfo(`request refused before sending: ${e.reason}: ${e.message}`)
         yield* toClient(errorAnswer(id, REFUSED, e.reason, e.message, "path" in e ? e.path : undefined))
         yield* checkDrained
       })
@@ -223,13 +224,13 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       stale = false
     }).pipe(Effect.catchTag("RpcError", (e) => Effect.fail(unreachableServer(`listing tools: ${e.message}`))))
 
-    const onToolCall = (c: ToolCall): Effect.Effect<void, never, Signer | RandomBytes> =>
+    const onBoundCall = (c: BoundCall): Effect.Effect<void, never, Signer | RandomBytes> =>
       Effect.gen(function*() {
         const key = idKey(c.id)
         if (canceledQueued.delete(key)) return
-        const name = typeof c.params.name === "string" ? c.params.name : ""
-        const args = isJsonObject(c.params.arguments) ? c.params.arguments : {}
+        const r = boundRequest(c.method, c.params)!
         const sign = Effect.gen(function*() {
+          yield* checkNamed(leaf, r)
           if (writ === undefined && !serverGone) {
             yield* Deferred.await(initialized).pipe(Effect.timeoutOption(o.requestTimeout ?? "30 seconds"))
           }
@@ -239,13 +240,13 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           // the grant on to, so nothing is sent unenforced whatever the bounds.
           yield* ready(held.chain, writ.advertised)
           if (Option.isNone(writ.chain)) return yield* Effect.fail(unenforcedServer("the server does not advertise io.writ/delegation with its key"))
-          if (o.pins !== undefined) {
+          if (o.pins !== undefined && r.method === "tools/call") {
             if (stale) yield* relist
-            yield* checkPinned(o.pins, name, listed.get(name))
+            yield* checkPinned(o.pins, r.name, listed.get(r.name))
           }
-          if (o.closed === true) yield* checkClosed(held.leaf, args)
-          if (name === "") return yield* Effect.fail(writError("malformed", "params.name", "a tool call names its tool"))
-          return yield* makeCall({ chain: writ.chain.value, op: toolOp(name), args })
+          if (o.closed === true) yield* checkClosed(held.leaf, r.args)
+          if (r.name === "") return yield* Effect.fail(writError("malformed", r.method === "resources/read" ? "params.uri" : "params.name", `a ${r.method} names what it asks for`))
+          return yield* makeCall({ chain: writ.chain.value, op: r.op, args: r.args })
         })
         yield* sign.pipe(Effect.matchEffect({
           onFailure: (e) => refuse(c.id, e),
@@ -253,14 +254,25 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
             // Canceled while it was being signed: never sent, never answered (MCP cancellation).
             if (canceledQueued.delete(key)) return checkDrained
             const call = made.call.json
-            const meta = isJsonObject(c.params._meta) ? c.params._meta : {}
             return forward(
-              { jsonrpc: "2.0", id: c.id, method: "tools/call", params: { ...c.params, arguments: args, _meta: { ...meta, [CALL_META]: call } } },
-              { tool: { name, call, callId: made.call.id } }
+              { jsonrpc: "2.0", id: c.id, method: c.method, params: withCall(r, c.params, call) },
+              { bound: { method: r.method, name: r.name, call, callId: made.call.id } }
             )
           }
         }))
       })
+
+    /** A listing's result filtered to what the leaf admits (the header). */
+    const filtered = (listing: string, result: JsonObject): JsonObject => {
+      const items = (member: string) => (Array.isArray(result[member]) ? result[member].filter(isJsonObject) : [])
+      if (listing === "resources/list") {
+        return { ...result, resources: items("resources").filter((x) => typeof x.uri === "string" && admits(leaf, RESOURCE_READ_OP, { uri: x.uri })) }
+      }
+      if (listing === "prompts/list") {
+        return { ...result, prompts: items("prompts").filter((x) => typeof x.name === "string" && names(leaf, promptOp(x.name))) }
+      }
+      return { ...result, resourceTemplates: names(leaf, RESOURCE_READ_OP) ? items("resourceTemplates") : [] }
+    }
 
     // ----- the server, read on its own fiber
     const learn = (result: JsonObject) =>
@@ -281,36 +293,6 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         yield* Deferred.succeed(initialized, undefined)
       })
 
-    const answerTool = (p: Extract<Pending, { tag: "client" }>, m: Message) =>
-      Effect.gen(function*() {
-        const tool = p.tool!
-        // A JSON-RPC error claims nothing was done; it passes as it is.
-        if (m.result === undefined) return yield* toClient({ ...m, id: p.clientId })
-        yield* verified(tool.call, m.result).pipe(Effect.matchEffect({
-          // Refused: the client gets the reason, the receipts nothing.
-          onFailure: (e) =>
-            Effect.zipRight(
-              Effect.logWarning(`tool result refused: ${e.reason}: ${e.message}`),
-              toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message, "path" in e ? e.path : undefined))
-            ),
-          onSuccess: (v) => {
-            const size = JSON.stringify(v.result).length
-            if (size > maxResult) {
-              // It ran and counted: the tally is kept (without the body), the body not passed on.
-              const e = resultTooLarge(`the verified result is ${size} characters, over ${maxResult}; its tally is kept as a receipt`)
-              return Effect.zipRight(
-                Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, undefined))),
-                toClient(errorAnswer(p.clientId, REFUSED, e.reason, e.message))
-              )
-            }
-            return Effect.zipRight(
-              Effect.flatMap(Receipts, (rs) => rs.keep(receipt(tool.name, tool.callId, v.checked.tally.json, v.checked.body))),
-              toClient({ jsonrpc: "2.0", id: p.clientId, result: v.result })
-            )
-          }
-        }))
-      })
-
     const onServer = (m: Message): Effect.Effect<void, never, Signer | RandomBytes | Receipts> =>
       Effect.gen(function*() {
         if (isResponse(m)) {
@@ -324,9 +306,13 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           // A canceled request is not answered (MCP cancellation; bindings.md Limitations).
           if (!p.canceled) {
             if (p.method === "initialize" && isJsonObject(m.result)) yield* learn(m.result)
-            if (p.tool !== undefined) yield* answerTool(p, m)
+            if (p.bound !== undefined) yield* answerBound(p.bound, p.clientId, m, maxResult, toClient)
             else if (p.method === "initialize" && isJsonObject(m.result)) {
-              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities: offeredCapabilities(m.result.capabilities, allow) } as JsonObject })
+              const capabilities = offeredCapabilities(m.result.capabilities, allow, (method) =>
+                method === "resources/read" ? names(leaf, RESOURCE_READ_OP) : method === "prompts/get" ? namesAnyPrompt : true)
+              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities } as JsonObject })
+            } else if (p.listing !== undefined && isJsonObject(m.result)) {
+              yield* toClient({ ...m, id: p.clientId, result: filtered(p.listing, m.result) })
             }
             else if (p.method === "tools/list" && o.pins !== undefined && isJsonObject(m.result)) {
               const tools = Array.isArray(m.result.tools) ? m.result.tools.filter(isJsonObject) : []
@@ -341,31 +327,22 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         if (isRequest(m)) {
           if (clientClosed) return yield* toServer(errorAnswer(m.id as RequestId, INTERNAL, CLIENT_GONE, "the client has closed"))
           serverOpen.set(idKey(m.id as RequestId), m.id as RequestId)
-          if (FORM_METHODS.has(m.method as string)) forms.add(idKey(m.id as RequestId))
+          forms.opened(m.id as RequestId, m.method as string)
           return yield* toClient(m)
         }
         if (m.method === "notifications/tools/list_changed") stale = true
-        if (isNotification(m)) queuedNotes--
-        if (m.method === "notifications/progress") {
-          const p = paramsOf(m)
-          if (typeof p.progress === "number" && (typeof p.progressToken === "string" || typeof p.progressToken === "number")) {
-            lastProgress.set(idKey(p.progressToken), p.progress)
-          }
-        }
+        if (isNotification(m)) notes.taken()
+        if (m.method === "notifications/progress") forms.saw(paramsOf(m))
         yield* toClient(m)
       })
 
-    // ----- forms: progress to the open tool calls while the client is answering one
-    const keepCallsAlive = Effect.suspend(() => {
-      if (forms.size === 0 || clientClosed) return Effect.void
-      const open = [...pending.values()].flatMap((p) =>
-        p.tag === "client" && p.tool !== undefined && !p.canceled && p.progressToken !== undefined ? [p.progressToken] : [])
-      return Effect.forEach(open, (token) => {
-        const progress = (lastProgress.get(idKey(token)) ?? 0) + 1
-        lastProgress.set(idKey(token), progress)
-        return toClient({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress, message: FORM_WAITING } })
-      }, { discard: true })
-    })
+    // ----- forms: progress to the open bound calls while the client is answering one
+    const keepCallsAlive = Effect.suspend(() =>
+      clientClosed ? Effect.void : forms.tick(
+        [...pending.values()].flatMap((p) =>
+          p.tag === "client" && p.bound !== undefined && !p.canceled && p.progressToken !== undefined ? [p.progressToken] : []),
+        toClient
+      ))
 
     // ----- shutdown
     const clientGone = Effect.gen(function*() {
@@ -400,20 +377,10 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
     // Transports call back outside Effect: each message is queued for its reader, in order.
     const unsafeRun = Runtime.runFork(runtime)
     o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, fromSdk(m))
+    const notes = noteBound(o.maxQueuedNotifications ?? MAX_QUEUED_NOTIFICATIONS, (e) => void unsafeRun(e))
     o.server.onmessage = (m) => {
       const msg = fromSdk(m)
-      if (isNotification(msg)) {
-        if (queuedNotes >= maxNotes) {
-          // The client is not reading: this one is dropped, and the drops are told once per burst.
-          if (droppedNotes++ === 0) unsafeRun(Effect.logWarning(`the client is not reading: server notifications past ${maxNotes} queued are dropped`))
-          return
-        }
-        if (droppedNotes > 0 && queuedNotes === 0) {
-          unsafeRun(Effect.logWarning(`${droppedNotes} server notifications were dropped`))
-          droppedNotes = 0
-        }
-        queuedNotes++
-      }
+      if (isNotification(msg) && !notes.admit()) return
       Queue.unsafeOffer(fromServer, msg)
     }
     o.client.onclose = () => void unsafeRun(FiberSet.run(fibers, clientGone))
@@ -423,7 +390,7 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
 
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromClient), onClient)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), onServer)))
-    yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(toolCalls), onToolCall)))
+    yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(boundCalls), onBoundCall)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.zipRight(Effect.sleep(o.keepAlive ?? "15 seconds"), keepCallsAlive)))
 
     yield* Effect.tryPromise({ try: () => o.server.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
