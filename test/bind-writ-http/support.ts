@@ -105,6 +105,8 @@ export interface ServeProcess {
   readonly url: string
   readonly did: string
   readonly resolved: number
+  /** Everything the process has written to stdout and stderr so far (its log lines). */
+  readonly output: () => string
   /** Ends the process with SIGKILL and waits for it to exit. */
   readonly kill: () => Promise<void>
 }
@@ -172,6 +174,7 @@ export const spawnServe = async (args: ReadonlyArray<string>, env: Record<string
           url: ready.url,
           did: ready.did,
           resolved: ready.resolved,
+          output: () => out + err,
           kill: async () => {
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
             await exited

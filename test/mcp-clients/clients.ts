@@ -1,4 +1,4 @@
-// The three third-party MCP clients of issue 22, each behind one small interface so that the same
+// The three third-party MCP clients we test against, each behind one small interface so that the same
 // checks (surfaces.ts, matrix.ts) run against every one of them: connect over stdio or Streamable
 // HTTP, list the tools, call one, close. Each adapter uses the client's own public path, the one an
 // application built on it takes (the AI SDK's tool set, LangChain's tools, the 2.x `Client`), and

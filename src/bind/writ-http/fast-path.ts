@@ -1,4 +1,4 @@
-// Calls answered by plain node:http code in front of the platform's router (issue 23: per call the
+// Calls answered by plain node:http code in front of the platform's router (per call the
 // platform's request, router, response and span took a large share of the CPU, and most of a
 // replay's). A POST to the endpoint with the binding's media type, a declared length within
 // section 1.6's limit and a peer the connection names (section 7.6) has its body read here; then
