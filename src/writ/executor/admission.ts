@@ -195,29 +195,26 @@ const admitChecked = (
     // they are only ever added to, so one that covers the chain now covers it inside the gate, and
     // a store that cannot even begin a transaction still answers `revoked` for them.
     if (!standing && unsavedCovers(env, chainIds, issuers)) yield* refuse("revoked")
+    // Step 10's limits and step 11's pending record, as either path writes them (pure: made
+    // once here, used only if steps 7 to 9 pass).
+    const limits = standing ? [] : limitsOf(chain, K.args)
+    const reservation = limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
+    const accepted: AcceptedCall = {
+      leaf: leaf.id,
+      id: K.id,
+      call: checked.id,
+      op: K.op,
+      acc: now,
+      standing,
+      chain: chainIds,
+      issuers,
+      exp: leaf.value.exp,
+      reservation
+    }
     const admitStep = env.gate.admitInOne
     if (admitStep !== undefined) {
       // The gate's store does steps 7 to 10's store work in one step (admission-one.ts).
-      const limits = standing ? [] : limitsOf(chain, K.args)
-      const found = yield* admitInOne(env, admitStep, {
-        checked,
-        chain,
-        peer,
-        standing,
-        limits,
-        accepted: {
-          leaf: leaf.id,
-          id: K.id,
-          call: checked.id,
-          op: K.op,
-          acc: now,
-          standing,
-          chain: chainIds,
-          issuers,
-          exp: leaf.value.exp,
-          reservation: limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
-        }
-      })
+      const found = yield* admitInOne(env, admitStep, { checked, chain, peer, standing, limits, accepted })
       if (found._tag === "accepted") rememberIssuers(env, issuers)
       return found
     }
@@ -238,20 +235,6 @@ const admitChecked = (
       }
       // Step 10 with step 9's pending entry and step 11's acc: one atomic store step. A
       // refusal here consumes nothing and leaves no entry (the transaction rolls back).
-      const limits = standing ? [] : limitsOf(chain, K.args)
-      const reservation = limits.length > 0 ? `writ/call/${leaf.id}/${K.id}` : null
-      const accepted: AcceptedCall = {
-        leaf: leaf.id,
-        id: K.id,
-        call: checked.id,
-        op: K.op,
-        acc: now,
-        standing,
-        chain: chainIds,
-        issuers,
-        exp: leaf.value.exp,
-        reservation
-      }
       yield* env.atomic.transaction(Effect.gen(function*() {
         if (reservation !== null) yield* env.reservations.reserve({ id: reservation, limits, onFailure: "consume" })
         yield* env.calls.insertPending(accepted)
