@@ -8,7 +8,7 @@
 // provides the compiled addon itself (e2e.test.ts).
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { isStale } from "../../scripts/built.js"
@@ -35,13 +35,39 @@ export const run = (cmd: string, args: ReadonlyArray<string>, cwd: string, timeo
     })
   })
 
-/** Builds dist/ when it is stale (a fresh `npm ci` has just built it: then nothing to do). */
-export const ensureBuilt = async (): Promise<void> => {
-  if (!isStale(repoRoot)) return
-  console.log("[notice] dist/ is missing or older than the sources: running `npm run build`")
-  const r = await run("npm", ["run", "build"], repoRoot, 600_000)
-  if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`)
+/**
+ * Holds dist/ for `fn` across test files (each runs in its own process): a rebuild by one file
+ * must never rewrite dist/ while another packs it (npm pack read a half-written file once). The
+ * lock is a directory, taken by mkdir; one left by a killed run is taken over after 15 minutes.
+ */
+const withDist = async <A>(fn: () => Promise<A>): Promise<A> => {
+  const lock = join(tmpdir(), `mandate-dist-${createHash("sha256").update(repoRoot).digest("hex").slice(0, 16)}.lock`)
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 15 * 60_000) rmSync(lock, { recursive: true, force: true })
+      } catch { /* released meanwhile */ }
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+  try {
+    return await fn()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
 }
+
+/** Builds dist/ when it is stale (a fresh `npm ci` has just built it: then nothing to do). */
+export const ensureBuilt = (): Promise<void> =>
+  withDist(async () => {
+    if (!isStale(repoRoot)) return
+    console.log("[notice] dist/ is missing or older than the sources: running `npm run build`")
+    const r = await run("npm", ["run", "build"], repoRoot, 600_000)
+    if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`)
+  })
 
 /** A lockfile for a project depending on the tarball alone: this repository's locked runtime
  * dependencies (not its dev dependencies), as they would sit under the consumer's node_modules. */
@@ -78,7 +104,7 @@ export type Installed =
 export const packAndInstall = async (): Promise<Installed> => {
   const dir = tmpRoot()
   // The build is current (ensureBuilt); `prepare` would only build it again.
-  const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], repoRoot)
+  const packed = await withDist(() => run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], repoRoot))
   if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`)
   const tarball = (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0].filename
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { mandate: `file:${tarball}` } }, null, 2))
