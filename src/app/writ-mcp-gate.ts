@@ -8,7 +8,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Context, Deferred, type Duration, Effect, Layer, type Scope } from "effect"
+import { Context, Deferred, type Duration, Effect, ExecutionStrategy, Exit, Layer, Runtime, Scope } from "effect"
+import { type RemoteOptions, serveRemote } from "../bind/mcp/remote.js"
+import { RandomBytes } from "../kernel/services.js"
 import { restarter } from "../bind/writ-mcp-gate/restart.js"
 import { gateCapabilities, serveGate } from "../bind/writ-mcp-gate/server.js"
 import { liveness, type Requests, upstreamApplication } from "../bind/writ-mcp-gate/upstream.js"
@@ -26,8 +28,9 @@ export interface McpGateOptions {
   readonly roots: ReadonlyArray<string>
   /** The SQLite file of every store; absent, memory stores that a restart loses. */
   readonly storeFile?: string
-  /** Toward the client (stdio for the command). */
-  readonly client: Transport
+  /** Toward the client: one transport (stdio for the command), or a Streamable HTTP listener
+   * (../bind/mcp/remote.ts) with a server per session over the one executor. */
+  readonly client: Transport | { readonly listen: RemoteOptions }
   /** Toward the plain MCP server (not started: the gate starts it). */
   readonly upstream: Transport
   /** A new transport to the same server (a stdio child), to restart it when it has exited: the
@@ -51,8 +54,10 @@ export interface RunningMcpGate {
   readonly did: string
   /** Pending records resolved at start (section 9). */
   readonly resolved: number
-  /** Resolves when the client has closed the session. */
+  /** Resolves when the client has closed the session (a listener: never, until the scope closes). */
   readonly closed: Effect.Effect<void>
+  /** The endpoint's URL when listening. */
+  readonly url?: string
 }
 
 const transportError = (what: string) => (e: unknown) => new ServeError({ code: "mandate/transport", message: `${what}: ${String(e)}` })
@@ -83,11 +88,7 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
     const allow = o.allow ?? []
     const capabilities = gateCapabilities(executor.did, upstream.getServerCapabilities(), allow)
     const instructions = upstream.getInstructions()
-    const server = new Server({ name: "mandate-writ-mcp-gate", version: "0.1.0" }, {
-      capabilities: capabilities as never,
-      ...(instructions === undefined ? {} : { instructions })
-    })
-    yield* serveGate(server, {
+    const gateOptions = {
       executor,
       upstream: { client: upstream, ensure },
       requests,
@@ -97,11 +98,35 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
       live,
       ...(o.keepAlive === undefined ? {} : { keepAlive: o.keepAlive }),
       ...(o.pins === undefined ? {} : { pins: o.pins })
+    }
+    const newServer = () => new Server({ name: "mandate-writ-mcp-gate", version: "0.1.0" }, {
+      capabilities: capabilities as never,
+      ...(instructions === undefined ? {} : { instructions })
     })
+    if ("listen" in o.client) {
+      // One SDK Server per session, its handlers' fibers in a scope of its own, closed with it.
+      const rt = yield* Effect.runtime<never>()
+      const parent = yield* Effect.scope
+      const makeServer = () => {
+        const server = newServer()
+        const scope = Runtime.runSync(rt)(Scope.fork(parent, ExecutionStrategy.sequential))
+        Runtime.runSync(rt)(Scope.extend(serveGate(server, gateOptions), scope))
+        server.onclose = () => void Runtime.runFork(rt)(Scope.close(scope, Exit.void))
+        return server
+      }
+      const listener = yield* serveRemote(o.client.listen, makeServer).pipe(
+        Effect.provide(RandomBytes.live),
+        Effect.mapError((e) => new ServeError({ code: "mandate/usage", message: e.message }))
+      )
+      return { did: executor.did, resolved, closed: Effect.never, url: listener.url }
+    }
+    const client = o.client
+    const server = newServer()
+    yield* serveGate(server, gateOptions)
     const closed = yield* Deferred.make<void>()
     server.onclose = () => Deferred.unsafeDone(closed, Effect.void)
     yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => server.connect(o.client), catch: transportError("cannot serve the client") }),
+      Effect.tryPromise({ try: () => server.connect(client), catch: transportError("cannot serve the client") }),
       () => Effect.promise(() => server.close().catch(() => undefined))
     )
     return { did: executor.did, resolved, closed: Deferred.await(closed) }

@@ -3,7 +3,7 @@
 // one line `error: <reason> at <where>: <why>` on stderr).
 //
 //   mcp-gate --key K --root DID [--store FILE] [--pins FILE] [--closed] [--allow METHOD]...
-//            [--max-result-bytes N] [--timeout S] (--http URL | -- SERVER ARGS...)
+//            [--max-result-bytes N] [--timeout S] [--listen HOST:PORT [--keys FILE]] (--http URL | -- SERVER ARGS...)
 //   mcp-gate --print-pins (--http URL | -- SERVER ARGS...)
 import { Args, Command, Options } from "@effect/cli"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -15,7 +15,7 @@ import { pinsOf } from "../bind/writ-mcp/policy.js"
 import { listAllTools, rawPeer } from "../bind/writ-mcp/rpc.js"
 import { cliError, opt, pretty, readKeyFile, runCommand } from "./writ-io.js"
 import { cliEnv } from "./io.js"
-import { checkAllow, childEnv, fromRpc, fromServe, onStderr, readPins, stdioToClient } from "./writ-mcp.js"
+import { checkAllow, childEnv, fromRpc, fromServe, listenOptions, onStderr, readPins, remoteOf, stdioToClient } from "./writ-mcp.js"
 
 export const writMcpGateCommand = Command.make("mcp-gate", {
   key: Options.file("key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The gate's key file (mandate keygen; mode 0600): it signs every tally")),
@@ -28,6 +28,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
   timeout: Options.integer("timeout").pipe(Options.withDefault(60), Options.withDescription("Seconds a tool may go without answering or reporting progress; then unknown_outcome")),
   http: Options.text("http").pipe(Options.optional, Options.withDescription("The server's Streamable HTTP endpoint, instead of a command after --")),
   printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
+  ...listenOptions,
   server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the MCP server's command and arguments"))
 }, (o) =>
   runCommand(Effect.gen(function*() {
@@ -62,11 +63,12 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
     const seed = yield* readKeyFile(key)
     const pins = Option.isSome(o.pins) ? yield* readPins(o.pins.value) : undefined
     if (o.timeout < 1) return yield* Effect.fail(cliError("mandate/usage", "at least 1 second", "--timeout"))
+    const remote = yield* remoteOf(o)
     yield* Effect.scoped(Effect.gen(function*() {
       const gate = yield* startMcpGate({
         seed,
         roots: o.root,
-        client: stdioToClient(),
+        client: remote === undefined ? stdioToClient() : { listen: remote },
         upstream,
         ...(restart === undefined ? {} : { restart }),
         closed: o.closed,
@@ -76,7 +78,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
         ...(Option.isSome(o.maxResultBytes) ? { maxResultBytes: o.maxResultBytes.value } : {}),
         ...(pins === undefined ? {} : { pins })
       })
-      yield* Effect.logInfo(`mcp-gate ${gate.did}: ${Option.isSome(o.store) ? "durable" : "memory stores (lost on restart)"}, ${gate.resolved} pending resolved`)
+      yield* Effect.logInfo(`mcp-gate ${gate.did}: ${Option.isSome(o.store) ? "durable" : "memory stores (lost on restart)"}, ${gate.resolved} pending resolved${gate.url === undefined ? "" : `, listening on ${gate.url}`}`)
       yield* gate.closed
     })).pipe(Effect.mapError(fromServe))
   }).pipe(onStderr))

@@ -23,7 +23,8 @@ import { listAllTools, rawPeer, type RpcError } from "../bind/writ-mcp/rpc.js"
 import { toolSet } from "../bind/writ-mcp/server.js"
 import { publicKeyFromDidKey } from "../kernel/didkey.js"
 import { RandomBytes, Signer } from "../kernel/services.js"
-import { cliError, type CliError, opt, pretty, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
+import { cliError, type CliError, opt, pretty, readBytes, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
+import { isLoopback, parseKeysFile, parseListen, type RemoteOptions } from "../bind/mcp/remote.js"
 import { cliEnv } from "./io.js"
 
 /** Log lines on stderr only: stdout is the MCP stream. Every logger in place is replaced (the
@@ -120,3 +121,29 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
     )
   }).pipe(onStderr))
 )
+
+/** `--listen HOST:PORT` and `--keys FILE` (docs/mcp-gate.md, "Serving remote clients"). */
+export const listenOptions = {
+  listen: Options.text("listen").pipe(Options.optional, Options.withDescription("Serve the client over Streamable HTTP at HOST:PORT (endpoint /mcp) instead of stdio; loopback unless --keys")),
+  keys: Options.file("keys", { exists: "yes" }).pipe(Options.optional, Options.withDescription("With --listen: the bearer keys accepted, one SHA-256 (hex) per line; required off loopback"))
+}
+
+/** The listener's options from `--listen` and `--keys`; none when `--listen` is absent. */
+export const remoteOf = (o: { readonly listen: Option.Option<string>; readonly keys: Option.Option<string> }) =>
+  Effect.gen(function*() {
+    if (Option.isNone(o.listen)) {
+      if (Option.isSome(o.keys)) return yield* Effect.fail(cliError("mandate/usage", "--keys goes with --listen", "--keys"))
+      return undefined
+    }
+    const at = yield* parseListen(o.listen.value).pipe(Effect.mapError((e) => cliError("mandate/usage", e.message, "--listen")))
+    const keys = Option.isSome(o.keys)
+      ? yield* Effect.flatMap(readBytes(o.keys.value), (b) => parseKeysFile(new TextDecoder().decode(b))).pipe(
+        Effect.catchTag("InsecureListen", (e) => Effect.fail(cliError("mandate/usage", e.message, Option.getOrElse(o.keys, () => ""))))
+      )
+      : undefined
+    if (keys === undefined && !isLoopback(at.host)) {
+      return yield* Effect.fail(cliError("mandate/usage", `refusing to listen on ${at.host} without authentication: give --keys FILE, or listen on 127.0.0.1`, "--listen"))
+    }
+    const remote: RemoteOptions = { ...at, ...(keys === undefined ? {} : { keys }) }
+    return remote
+  })
