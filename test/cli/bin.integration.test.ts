@@ -1,12 +1,13 @@
-// The bundled `mandate` bin (scripts/mandate.mjs -> dist/bin, built here by scripts/build-cli.mjs)
+// The bundled `mandate` bin (scripts/mandate.mjs -> dist/bin, rebuilt here when stale)
 // as a real process, against the CLI run in this process (its run function, which every other CLI
 // test uses): the same arguments give the same exit status and the same output, the process's exit
 // status is the run's, its environment reaches the commands, and a signal stops a server cleanly.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
+import { ensureBuilt } from "../package/pack.js"
 import { type Ran, runCli } from "../support/cli.js"
 import { repoRoot } from "../support/shared.js"
 import { principalKey } from "../yea/_helpers.js"
@@ -29,10 +30,9 @@ const runBin = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = { ...proce
 
 const noStack = (r: Ran): boolean => !/\n\s+at .+:\d+:\d+/.test(r.stdout + r.stderr)
 
-beforeAll(() => {
-  const r = spawnSync(process.execPath, [join(repoRoot, "scripts", "build-cli.mjs")], { cwd: repoRoot, encoding: "utf8" })
-  if (r.status !== 0) throw new Error(`build-cli failed: ${r.stderr}`)
-}, 240_000)
+// dist/ is shared with the package tests, which pack it: a rebuild here must take their lock, or
+// `npm pack` in another worker can catch dist/bin/ deleted mid-build (a tarball without the bin).
+beforeAll(() => ensureBuilt(), 600_000)
 
 describe("the bundled bin and the run function agree", () => {
   const dir = mkdtempSync(join(tmpdir(), "mandate-bin-"))

@@ -31,6 +31,8 @@ const codes = (rs: ReadonlyArray<JsonObject>) =>
 class Stalled implements Transport {
   stalled = false
   private waiting: Array<() => void> = []
+  /** What waits to be sent, for a test to tell when a message has got this far. */
+  readonly held: Array<JSONRPCMessage> = []
   onmessage?: Transport["onmessage"]
   onclose?: () => void
   onerror?: (e: Error) => void
@@ -44,7 +46,10 @@ class Stalled implements Transport {
   }
   close = () => this.inner.close()
   send = async (m: JSONRPCMessage) => {
-    if (this.stalled) await new Promise<void>((r) => this.waiting.push(r))
+    if (this.stalled) {
+      this.held.push(m)
+      await new Promise<void>((r) => this.waiting.push(r))
+    }
     return this.inner.send(m)
   }
   release = () => {
@@ -86,7 +91,7 @@ describe("mcp-gate and mcp-proxy: bounded results and notifications", () => {
       const kept = yield* Receipts.memory
       const proxy = yield* runProxy({
         client: toClient,
-        server: plainServer({ PLAIN_FLOOD: String(sent), PLAIN_FLOODED: flooded }),
+        server: plainServer({ PLAIN_FLOOD: String(sent), PLAIN_FLOODED: flooded, PLAIN_COUNTER: join(dir, "c") }),
         grant: yield* anyTool(),
         maxQueuedNotifications: 50,
         shutdownGrace: "20 seconds"
@@ -107,7 +112,16 @@ describe("mcp-gate and mcp-proxy: bounded results and notifications", () => {
         Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (done) => done }),
         Effect.timeout("60 seconds")
       )
+      // The fixture has written the whole flood, but up to a pipe's worth of it may not have reached
+      // the proxy yet. A call's answer travels the same ordered pipes behind it, so once that answer
+      // waits at the stalled client, every notification of the flood has been admitted or dropped.
+      const answered = Effect.runPromise(call(client, "count"))
+      yield* Effect.sync(() => toClient.held.some((m) => "id" in m && ("result" in m || "error" in m))).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (done) => done }),
+        Effect.timeout("60 seconds")
+      )
       toClient.release()
+      yield* Effect.promise(() => answered)
       // The session still answers; what was relayed is the queue's worth, not the flood.
       yield* Effect.promise(() => client.ping())
       expect(received).toBeGreaterThan(0)
