@@ -12,5 +12,5 @@ export * as Store from "./store/index.js"
 export * as Bind from "./bind/index.js"
 export * as App from "./app/index.js"
 export * as Console from "./console/index.js"
-// The example services of the demo, the tests and the benchmarks (src/examples).
-export * as Examples from "./examples/index.js"
+// The example services sit above the library and are their own subpath ("./examples" in package.json
+// exports): the root never imports them (docs/layout.md, "Imports").

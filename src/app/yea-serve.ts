@@ -1,5 +1,6 @@
-// Composition roots for YEA: an example service on a chosen store, served on a chosen transport.
-// Used by `mandate yea serve` and `mandate yea demo`.
+// Composition roots for YEA: a service's state on a chosen store, the service served on a chosen
+// transport. Used by `mandate yea serve` and `mandate yea demo` (which pick the example service,
+// src/examples/runtime.ts: app/ sits below the examples and never imports them).
 import { Effect, Layer, Scope } from "effect"
 import type { StoreError } from "../accounting/store-error.js"
 import { RandomBytes } from "../kernel/services.js"
@@ -9,15 +10,9 @@ import { serveTcp } from "../bind/yea-tcp/server.js"
 import * as MemoryYea from "../store/memory/yea.js"
 import * as SqliteStore from "../store/sqlite/client.js"
 import * as SqliteYea from "../store/sqlite/yea.js"
-import { calendarService, shopService } from "../examples/index.js"
 import type { YeaError } from "../yea/reason.js"
 import type { StateContext } from "../yea/service/env.js"
 import { makeService, type YeaServiceRuntime } from "../yea/service/runtime.js"
-
-export type ExampleName = "calendar" | "shop"
-
-export const exampleRuntime = (name: ExampleName, trust: ReadonlyArray<string>): Effect.Effect<YeaServiceRuntime, never, StateContext> =>
-  Effect.flatMap(name === "calendar" ? calendarService(trust) : shopService(trust), (spec) => makeService(spec))
 
 /** The state of a service: in memory, or in the SQLite file `sqlite` (created 0600). */
 export const stateLayer = (sqlite?: string): Layer.Layer<StateContext, StoreError> => {

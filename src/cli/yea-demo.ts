@@ -1,11 +1,12 @@
-// `mandate yea demo`: the whole YEA flow (src/app/yea-demo.ts) on yea:// TCP, stdio and the HTTP
+// `mandate yea demo`: the whole YEA flow (src/examples/yea-demo.ts) on yea:// TCP, stdio and the HTTP
 // bridge, with the example calendar and shop. Prints what the agent reads, checks every
 // expectation, and exits 1 if any fails.
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
 import { DecisionEvents } from "../accounting/decision-events.js"
-import { runDemo, type DemoKeys, type Reach } from "../app/yea-demo.js"
-import { exampleRuntime, stateLayer } from "../app/yea-serve.js"
+import { runDemo, type DemoKeys, type Reach } from "../examples/yea-demo.js"
+import { exampleRuntime } from "../examples/runtime.js"
+import { stateLayer } from "../app/yea-serve.js"
 import { connectHttp } from "../bind/yea-http/client.js"
 import { serveHttpBridge } from "../bind/yea-http/server.js"
 import { connectStdio } from "../bind/yea-stdio/index.js"

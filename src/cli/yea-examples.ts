@@ -4,7 +4,8 @@
 // a YEA service, so there is nothing to serve there.
 import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { exampleRuntime, type ExampleName, serveOn, stateLayer } from "../app/yea-serve.js"
+import { exampleRuntime, type ExampleName } from "../examples/runtime.js"
+import { serveOn, stateLayer } from "../app/yea-serve.js"
 import { cliError, runCommand } from "./writ-io.js"
 import { trustOf } from "./yea-local.js"
 

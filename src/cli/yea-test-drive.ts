@@ -6,7 +6,8 @@
 // the command. Exits 1, naming the reply's reason code, if a step does not answer as it should.
 import { Command } from "@effect/cli"
 import { Console, Effect, Layer } from "effect"
-import { exampleRuntime, stateLayer } from "../app/yea-serve.js"
+import { exampleRuntime } from "../examples/runtime.js"
+import { stateLayer } from "../app/yea-serve.js"
 import { connectTcp } from "../bind/yea-tcp/client.js"
 import { serveTcp } from "../bind/yea-tcp/server.js"
 import { unixSeconds } from "../kernel/clock.js"

@@ -40,15 +40,16 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   ledger: ["kernel", "accounting", "ledger"],
   store: ["kernel", "accounting", "writ", "yea", "ledger", "store"],
   bind: ["kernel", "accounting", "writ", "yea", "ledger", "bind"],
-  app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "examples"],
+  app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"],
   console: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"],
   cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples", "cli"],
-  // The examples (built to JavaScript with the rest) use the library as a user's module would.
-  // The example services (calendar, shop, the billing MCP server) are served by the demo's
-  // composition roots in app/ and cli/; the handler modules (payment, booking) are loaded by path
-  // and imported by nothing. No file cycle may run through them (checked below).
-  examples: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "examples"],
-  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples"]
+  // The examples (built to JavaScript with the rest) sit above app/ and the console: they use the
+  // library as a user's module would, and app/ where a demo composes them (yea-demo.ts). Only the
+  // CLI's demo commands import them; app/ and the package root never do (they are the subpath
+  // `mandate/examples`). The handler modules (payment, booking) are loaded by path and imported by
+  // nothing. No file cycle may run through them (checked below).
+  examples: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples"],
+  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"]
 }
 
 describe("module layering (DESIGN.md)", () => {

@@ -33,7 +33,8 @@ const subpaths: Record<string, () => Promise<Record<string, unknown>>> = {
   "mandate/bind": () => import("../../src/bind/index.js"),
   "mandate/ledger": () => import("../../src/ledger/index.js"),
   "mandate/app": () => import("../../src/app/index.js"),
-  "mandate/console": () => import("../../src/console/index.js")
+  "mandate/console": () => import("../../src/console/index.js"),
+  "mandate/examples": () => import("../../src/examples/index.js")
 }
 
 describe("public surface (package.json exports)", () => {

@@ -3,8 +3,9 @@
 // them by protocol, principal and reason with the guard's own decisions.
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Stream } from "effect"
-import { runDemo } from "../../src/app/yea-demo.js"
-import { exampleRuntime, stateLayer } from "../../src/app/yea-serve.js"
+import { runDemo } from "../../src/examples/yea-demo.js"
+import { exampleRuntime } from "../../src/examples/runtime.js"
+import { stateLayer } from "../../src/app/yea-serve.js"
 import { DecisionEvents, type ProtocolDecision, protocolDecision } from "../../src/accounting/decision-events.js"
 import { ledgerSubscriber, LedgerStore, readLedger, stats } from "../../src/ledger/index.js"
 import * as MemoryWrit from "../../src/store/memory/writ-stores.js"

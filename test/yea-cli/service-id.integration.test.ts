@@ -3,7 +3,8 @@
 // that is not there.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { exampleRuntime, serveOn, stateLayer } from "../../src/app/yea-serve.js"
+import { exampleRuntime } from "../../src/examples/runtime.js"
+import { serveOn, stateLayer } from "../../src/app/yea-serve.js"
 import { principalKey } from "../yea/_helpers.js"
 import { errorLine, homes, mandate } from "./run.js"
 

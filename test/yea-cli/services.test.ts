@@ -7,7 +7,8 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { exampleRuntime, serveOn, stateLayer } from "../../src/app/yea-serve.js"
+import { exampleRuntime } from "../../src/examples/runtime.js"
+import { serveOn, stateLayer } from "../../src/app/yea-serve.js"
 import { runCli } from "../support/cli.js"
 
 const shop = Effect.flatMap(exampleRuntime("shop", []), (rt) => serveOn(rt, { _tag: "tcp", port: 0 })).pipe(Effect.provide(stateLayer()), Effect.orDie)

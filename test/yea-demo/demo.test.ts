@@ -3,7 +3,7 @@
 // bridge, where a failed check names itself.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runDemo } from "../../src/app/yea-demo.js"
+import { runDemo } from "../../src/examples/yea-demo.js"
 import { stateLayer } from "../../src/app/yea-serve.js"
 import { demoLegs } from "../../src/cli/yea-demo.js"
 import { runMandate } from "../support/cli.js"
