@@ -170,7 +170,8 @@ export const startGateway = (
     keyHash = sha256Hex(key)
     const declared = Number(req.headers["content-length"] ?? "0")
     if (declared > maxBody) {
-      req.destroy()
+      // Answered at once, the rest discarded; the connection closes after the answer.
+      req.resume()
       return refuse("gateway/body_too_large", `the body is larger than the gateway's cap of ${maxBody} bytes`)
     }
     const body = await readBody(req, maxBody)
