@@ -37,6 +37,11 @@ export const tree: ReadonlyArray<Entry> = [
     load: () => import("./keygen.js").then((m) => m.keygenCommand)
   },
   {
+    name: "gateway",
+    description: "Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)",
+    load: () => import("./gateway.js").then((m) => m.gatewayCommand)
+  },
+  {
     name: "writ",
     description: "Writ v0.1: writs, calls, tallies, revokes and acks",
     subcommands: [

@@ -38,18 +38,21 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   writ: ["kernel", "accounting", "writ"],
   yea: ["kernel", "accounting", "yea"],
   ledger: ["kernel", "accounting", "ledger"],
-  store: ["kernel", "accounting", "writ", "yea", "ledger", "store"],
-  bind: ["kernel", "accounting", "writ", "yea", "ledger", "bind"],
-  app: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app"],
-  console: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"],
-  cli: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples", "cli"],
+  // The LLM spend gateway: its provider wire modules and server over the accounting core; the
+  // store-backed parts (keys, the SQLite/PostgreSQL choice) are composed in app/.
+  gateway: ["kernel", "accounting", "writ", "yea", "ledger", "gateway"],
+  store: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "store"],
+  bind: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "bind"],
+  app: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "store", "bind", "app"],
+  console: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "store", "bind", "app", "console"],
+  cli: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "store", "bind", "app", "console", "examples", "cli"],
   // The examples (built to JavaScript with the rest) sit above app/ and the console: they use the
   // library as a user's module would, and app/ where a demo composes them (yea-demo.ts). Only the
   // CLI's demo commands import them; app/ and the package root never do (they are the subpath
   // `mandate/examples`). The handler modules (payment, booking) are loaded by path and imported by
   // nothing. No file cycle may run through them (checked below).
-  examples: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console", "examples"],
-  index: ["kernel", "accounting", "writ", "yea", "ledger", "store", "bind", "app", "console"]
+  examples: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "store", "bind", "app", "console", "examples"],
+  index: ["kernel", "accounting", "writ", "yea", "ledger", "gateway", "store", "bind", "app", "console"]
 }
 
 describe("module layering (DESIGN.md)", () => {

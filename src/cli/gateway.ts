@@ -1,0 +1,68 @@
+// `mandate gateway`: the LLM spend gateway (docs/gateway.md). Prints its URL, `http://HOST:PORT`,
+// on one line of stdout once it listens, then serves until killed.
+import { Command, Options } from "@effect/cli"
+import { Config, Console, Effect, Option } from "effect"
+import { serveGateway } from "../app/gateway.js"
+import type { Period } from "../gateway/budget.js"
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_OUTPUT_TOKENS } from "../gateway/server.js"
+import { toNanos, Usd } from "../ledger/usd.js"
+import { Schema } from "effect"
+import { exitFailed } from "./io.js"
+
+const upstream = Options.text("upstream").pipe(Options.optional, Options.withDescription("Base URL of the upstream for both providers (e.g. a proxy that speaks both); the path /v1/... is appended"))
+const openaiUpstream = Options.text("openai-upstream").pipe(Options.optional, Options.withDescription("Base URL of the OpenAI upstream (overrides --upstream for the OpenAI routes)"))
+const anthropicUpstream = Options.text("anthropic-upstream").pipe(Options.optional, Options.withDescription("Base URL of the Anthropic upstream (overrides --upstream for /v1/messages)"))
+const upstreamKey = Options.text("upstream-key").pipe(Options.optional, Options.withDescription("The key the gateway sends upstream (default: $MANDATE_UPSTREAM_KEY; the client's gateway key is never forwarded)"))
+const port = Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("TCP port (0: any free port)"))
+const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
+const store = Options.text("store").pipe(Options.withDescription("SQLite file holding the budgets (created if absent), or postgres://...#SCHEMA shared by several gateways"))
+const budget = Options.text("budget").pipe(Options.optional, Options.withDescription("USD per key for any key the gateway does not know (without it, unknown keys are refused)"))
+const period = Options.choice("budget-period", ["hour", "day", "week", "month"]).pipe(Options.optional, Options.withDescription("Reset period of the default budget (default: never resets)"))
+const timeZone = Options.text("time-zone").pipe(Options.withDefault("UTC"), Options.withDescription("IANA time zone in which reset periods start"))
+const mode = Options.choice("mode", ["enforce", "shadow", "recommend"]).pipe(Options.withDefault("enforce" as const), Options.withDescription("Mode of the default budget: enforce refuses, shadow and recommend only account"))
+const maxBody = Options.integer("max-body-bytes").pipe(Options.withDefault(DEFAULT_MAX_BODY_BYTES), Options.withDescription("Largest request body accepted (larger: 413 gateway/body_too_large)"))
+const defaultMax = Options.integer("default-max-tokens").pipe(Options.withDefault(DEFAULT_MAX_OUTPUT_TOKENS), Options.withDescription("Output tokens reserved for a request that states no maximum"))
+
+const fail = (message: string) => Effect.zipRight(Console.error(`error: mandate/usage: ${message}`), exitFailed)
+
+export const gatewayCommand = Command.make(
+  "gateway",
+  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax },
+  (o) =>
+    Effect.gen(function*() {
+      const openai = Option.getOrUndefined(Option.orElse(o.openaiUpstream, () => o.upstream))
+      const anthropic = Option.getOrUndefined(Option.orElse(o.anthropicUpstream, () => o.upstream))
+      if (openai === undefined && anthropic === undefined) return yield* fail("give --upstream, --openai-upstream or --anthropic-upstream")
+      for (const u of [openai, anthropic]) {
+        if (u !== undefined && !/^https?:\/\/[^/]+/.test(u)) return yield* fail(`not an http(s) URL: ${u}`)
+      }
+      if (o.maxBody < 1 || o.defaultMax < 1) return yield* fail("--max-body-bytes and --default-max-tokens must be at least 1")
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: o.timeZone })
+      } catch {
+        return yield* fail(`unknown time zone ${o.timeZone}`)
+      }
+      let limit: bigint | undefined
+      if (Option.isSome(o.budget)) {
+        if (!Schema.is(Usd)(o.budget.value) || o.budget.value.startsWith("-")) return yield* fail(`--budget must be a USD decimal, e.g. 5 or 0.25: ${o.budget.value}`)
+        limit = toNanos(o.budget.value) / 1000n
+      }
+      const envKey = yield* Config.option(Config.string("MANDATE_UPSTREAM_KEY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+      const key = Option.getOrUndefined(Option.orElse(o.upstreamKey, () => envKey))
+      const gw = yield* serveGateway({
+        upstreams: { openai, anthropic },
+        upstreamKeys: { openai: key, anthropic: key },
+        lookup: () => Effect.succeed(undefined),
+        defaultBudget: limit === undefined ? undefined : { limit, period: Option.getOrUndefined(o.period) as Period | undefined },
+        defaultMode: o.mode,
+        maxBodyBytes: o.maxBody,
+        defaultMaxOutputTokens: o.defaultMax,
+        timeZone: o.timeZone
+      }, { store: o.store, port: o.port, host: o.host })
+      yield* Console.log(gw.url)
+      return yield* Effect.never
+    }).pipe(
+      Effect.scoped,
+      Effect.catchTag("StoreError", (e) => Effect.zipRight(Console.error(`error: mandate/store: ${e.message}`), exitFailed))
+    )
+).pipe(Command.withDescription("Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)"))

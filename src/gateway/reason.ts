@@ -1,0 +1,34 @@
+// The gateway server's own reason codes (the request-level ones, malformed and unsupported bodies,
+// come from the wire reader): one union, each with the HTTP status it answers with. A budget
+// refusal is 402, not 429: the official clients retry 429 on their own, and a budget that is spent
+// stays spent until its period resets.
+import { Schema } from "effect"
+
+export const GatewayServerCode = Schema.Literal(
+  "gateway/key_missing",
+  "gateway/key_unknown",
+  "gateway/key_revoked",
+  "gateway/not_found",
+  "gateway/body_too_large",
+  "gateway/model_not_allowed",
+  "gateway/no_price",
+  "gateway/call_ceiling",
+  "gateway/budget_exhausted",
+  "gateway/upstream_unreachable",
+  "gateway/store_unavailable"
+)
+export type GatewayServerCode = typeof GatewayServerCode.Type
+
+export const SERVER_STATUS: Record<GatewayServerCode, number> = {
+  "gateway/key_missing": 401,
+  "gateway/key_unknown": 401,
+  "gateway/key_revoked": 401,
+  "gateway/not_found": 404,
+  "gateway/body_too_large": 413,
+  "gateway/model_not_allowed": 403,
+  "gateway/no_price": 403,
+  "gateway/call_ceiling": 402,
+  "gateway/budget_exhausted": 402,
+  "gateway/upstream_unreachable": 502,
+  "gateway/store_unavailable": 503
+}

@@ -1,0 +1,437 @@
+// The gateway's HTTP server (node:http, no framework: the hot path is a body read, one reserve, a
+// relay and one settlement). Routes: POST /v1/chat/completions, POST /v1/responses (OpenAI), POST
+// /v1/messages (Anthropic), GET /v1/models (forwarded). The route alone decides the provider and
+// the upstream; the upstream's host comes from the configuration only: the request's Host,
+// X-Forwarded-* and every other header not on the short forwarding list are dropped, and the path
+// forwarded is the route's own, never the client's string.
+//
+// Life of a call: key -> body (capped) -> request read -> model allowed -> worst-case price ->
+// reserve on every level (refused: a provider-shaped error, no upstream call) -> forward ->
+// settle on the answer's usage (a stream's final usage chunk; on a disconnect or a missing usage,
+// an estimate from what was relayed, marked estimated) or release on an upstream error that billed
+// nothing.
+import * as http from "node:http"
+import * as https from "node:https"
+import { createHash } from "node:crypto"
+import { Cause, Clock, Effect, Either, Exit, Runtime } from "effect"
+import type { Reservations, Settled } from "../accounting/reservations.js"
+import type { StoreError } from "../accounting/store-error.js"
+import { encodeBase64url, RandomBytes } from "../kernel/index.js"
+import { type BudgetSpec, commitCall, failCall, type Held, type Level, type Mode, releaseCall, reserveCall } from "./budget.js"
+import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
+import { Wire } from "./wire-adapter.js"
+import type { Provider, RequestInfo, Route, Usage } from "./wire/types.js"
+
+/** What the gateway knows of a key (by its SHA-256 hex). */
+export interface KeyInfo {
+  readonly hash: string
+  readonly mode: Mode
+  /** Every level that applies (key, user, team); each must hold. */
+  readonly levels: ReadonlyArray<Level>
+  readonly models?: ReadonlyArray<string> | undefined
+  /** Per-call ceiling on the worst-case cost, micro-USD. */
+  readonly ceiling?: bigint | undefined
+  readonly user?: string | undefined
+  readonly team?: string | undefined
+}
+
+export type KeyLookup = (hash: string) => Effect.Effect<KeyInfo | "revoked" | undefined, StoreError>
+
+export interface GatewayConfig {
+  readonly upstreams: { readonly openai?: string | undefined; readonly anthropic?: string | undefined }
+  /** The credential the gateway sends upstream; the client's gateway key is never forwarded. */
+  readonly upstreamKeys: { readonly openai?: string | undefined; readonly anthropic?: string | undefined }
+  readonly lookup: KeyLookup
+  /** For a key the lookup does not know: this budget per key (undefined: unknown keys are refused). */
+  readonly defaultBudget?: BudgetSpec | undefined
+  readonly defaultMode?: Mode | undefined
+  readonly maxBodyBytes?: number | undefined
+  /** Output tokens assumed when a request states no maximum. */
+  readonly defaultMaxOutputTokens?: number | undefined
+  readonly timeZone?: string | undefined
+  /** Every call's outcome, once settled or refused (the ledger writer and the tests read it). */
+  readonly onCall?: ((record: CallRecord) => void) | undefined
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096
+
+export interface CallRecord {
+  readonly keyHash: string | undefined
+  readonly route: Route | "openai.models"
+  readonly model: string | undefined
+  readonly mode: Mode
+  readonly decision: "allowed" | "refused"
+  readonly code: string | undefined
+  readonly reservation: string | undefined
+  readonly reserved: bigint
+  /** micro-USD charged; 0 for a refusal or a release. */
+  readonly charged: bigint
+  readonly settlement: "committed" | "released" | "failed" | "none"
+  readonly estimated: boolean
+  readonly overrun: bigint
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly latencyMs: number
+  readonly status: number
+}
+
+const ROUTES: Record<string, Route> = {
+  "/v1/chat/completions": "openai.chat",
+  "/v1/responses": "openai.responses",
+  "/v1/messages": "anthropic.messages"
+}
+
+/** Request headers passed upstream; everything else (Host, X-Forwarded-*, cookies, the key) is dropped. */
+const FORWARDED = ["content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta", "idempotency-key"]
+/** Response headers not relayed (hop-by-hop, or recomputed by node:http). */
+const NOT_RELAYED = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "proxy-authenticate", "upgrade", "trailer", "te"])
+
+export const sha256Hex = (s: string): string => createHash("sha256").update(s).digest("hex")
+
+const keyOf = (req: http.IncomingMessage): string | undefined => {
+  const auth = req.headers.authorization
+  if (typeof auth === "string" && /^bearer /i.test(auth)) {
+    const k = auth.slice(7).trim()
+    if (k.length > 0) return k
+  }
+  const x = req.headers["x-api-key"]
+  return typeof x === "string" && x.length > 0 ? x : undefined
+}
+
+const providerOfRoute = (route: Route | "openai.models"): Provider => (route === "anthropic.messages" ? "anthropic" : "openai")
+
+interface Upstream {
+  readonly url: URL
+  readonly agent: http.Agent
+}
+
+const upstreamOf = (base: string | undefined): Upstream | undefined => {
+  if (base === undefined) return undefined
+  const url = new URL(base.replace(/\/+$/, "").replace(/\/v1$/, ""))
+  const agent = url.protocol === "https:" ? new https.Agent({ keepAlive: true, maxSockets: 256 }) : new http.Agent({ keepAlive: true, maxSockets: 256 })
+  return { url, agent }
+}
+
+export interface Gateway {
+  readonly server: http.Server
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/** Starts the gateway on `host:port`; the Effects it runs take their services from `runtime`. */
+export const startGateway = (
+  config: GatewayConfig,
+  runtime: Runtime.Runtime<Reservations | RandomBytes>,
+  listen: { readonly port: number; readonly host?: string }
+): Promise<Gateway> => {
+  const maxBody = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const defaultOut = config.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
+  const timeZone = config.timeZone ?? "UTC"
+  const upstreams: Record<Provider, Upstream | undefined> = { openai: upstreamOf(config.upstreams.openai), anthropic: upstreamOf(config.upstreams.anthropic) }
+  const run = <A, E>(eff: Effect.Effect<A, E, Reservations | RandomBytes>) => Runtime.runPromiseExit(runtime)(eff)
+  const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
+  const nowDate = () => Runtime.runSync(runtime)(Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)))
+  const newId = () => Runtime.runSync(runtime)(Effect.flatMap(RandomBytes, (r) => r.bytes(16)).pipe(Effect.map(encodeBase64url)))
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const started = now()
+    const path = (req.url ?? "/").split("?")[0]
+    const route: Route | "openai.models" | undefined = req.method === "GET" && path === "/v1/models" ? "openai.models" : req.method === "POST" ? ROUTES[path] : undefined
+    const provider = route === undefined ? "openai" : providerOfRoute(route)
+    let keyHash: string | undefined
+    let info: RequestInfo | undefined
+    let mode: Mode = config.defaultMode ?? "enforce"
+
+    const record = (r: Partial<CallRecord> & Pick<CallRecord, "decision" | "status">) =>
+      config.onCall?.({
+        keyHash, route: route ?? "openai.chat", model: info?.model, mode, code: undefined, reservation: undefined, reserved: 0n, charged: 0n,
+        settlement: "none", estimated: false, overrun: 0n, inputTokens: 0, outputTokens: 0, latencyMs: now() - started, ...r
+      })
+    const refuse = (code: GatewayServerCode | string, message: string, status?: number) => {
+      const s = status ?? SERVER_STATUS[code as GatewayServerCode] ?? 400
+      if (!res.headersSent) {
+        const body = Wire.refusalBody(provider, s, code, `${message} (${code})`)
+        res.writeHead(s, { "content-type": "application/json", "content-length": body.length, ...(s === 413 ? { connection: "close" } : {}) })
+        res.end(body)
+      }
+      record({ decision: "refused", code, status: s })
+    }
+
+    if (route === undefined) {
+      req.resume()
+      return refuse("gateway/not_found", `no route ${req.method} ${path}`)
+    }
+    const key = keyOf(req)
+    if (key === undefined) {
+      req.resume()
+      return refuse("gateway/key_missing", "no gateway key: send it as Authorization: Bearer KEY (or x-api-key)")
+    }
+    keyHash = sha256Hex(key)
+    const declared = Number(req.headers["content-length"] ?? "0")
+    if (declared > maxBody) {
+      // Answered at once, the rest discarded; the connection closes after the answer.
+      req.resume()
+      return refuse("gateway/body_too_large", `the body is larger than the gateway's cap of ${maxBody} bytes`)
+    }
+    const body = await readBody(req, maxBody)
+    if (body === "too_large") return refuse("gateway/body_too_large", `the body is larger than the gateway's cap of ${maxBody} bytes`)
+    if (body === "aborted") return
+
+    const looked = await run(config.lookup(keyHash))
+    if (Exit.isFailure(looked)) return refuse("gateway/store_unavailable", "the gateway's store did not answer")
+    const known = looked.value
+    if (known === "revoked") return refuse("gateway/key_revoked", "this gateway key was revoked")
+    const keyInfo: KeyInfo | undefined = known ??
+      (config.defaultBudget === undefined ? undefined : { hash: keyHash, mode, levels: [{ level: "key", id: keyHash, budget: config.defaultBudget }] })
+    if (keyInfo === undefined) return refuse("gateway/key_unknown", "this gateway key is not known")
+    mode = keyInfo.mode
+    const up = upstreams[provider]
+    if (up === undefined) return refuse("gateway/upstream_unreachable", `no upstream is configured for ${provider}`)
+
+    if (route === "openai.models") return forwardPlain(req, res, up, provider, record)
+
+    const read = Wire.readRequest(route, body)
+    if (Either.isLeft(read)) return refuse(read.left.code, read.left.message, read.left.status)
+    info = read.right
+    const enforce = mode === "enforce"
+    if (keyInfo.models !== undefined && !keyInfo.models.includes(info.model) && enforce) {
+      return refuse("gateway/model_not_allowed", `model ${info.model} is not on this key's allow list`)
+    }
+    const at = nowDate()
+    const worstUsage: Usage = { inputTokens: info.inputTokensEstimate, outputTokens: info.maxOutputTokens ?? defaultOut, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }
+    const worst = Wire.priceOf(info.provider, info.model, worstUsage, at)
+    if (Either.isLeft(worst) && enforce) return refuse("gateway/no_price", `no price is known for ${info.provider} model ${info.model}`)
+    const amount = Either.isRight(worst) ? worst.right : 0n
+    if (keyInfo.ceiling !== undefined && amount > keyInfo.ceiling && enforce) {
+      return refuse("gateway/call_ceiling", `the call's worst case, ${amount} micro-USD, is above this key's per-call ceiling of ${keyInfo.ceiling}`)
+    }
+    const id = `gw-${newId()}`
+    const reserved = await run(reserveCall(id, keyInfo.levels, amount, mode, timeZone))
+    if (Exit.isFailure(reserved)) {
+      const e = Cause.failureOption(reserved.cause)
+      if (e._tag === "Some" && e.value._tag === "LimitExhausted") {
+        const level = e.value.key.split("/")[1]
+        return refuse("gateway/budget_exhausted", `the ${level} budget does not cover this call's worst case of ${amount} micro-USD`)
+      }
+      return refuse("gateway/store_unavailable", "the gateway's store did not answer")
+    }
+    const held = reserved.value
+    const priceNow = (u: Usage) => {
+      const p = Wire.priceOf(info!.provider, info!.model, u, at)
+      return Either.isRight(p) ? p.right : 0n
+    }
+    const settle = async (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => {
+      const charged = how === "release" || usage === undefined ? (how === "commit" ? held.amount : 0n) : priceNow(usage)
+      const exit = await run(how === "commit" ? commitCall(held, charged) : how === "release" ? releaseCall(held) : failCall(held, charged))
+      const settled: Settled | undefined = Exit.isSuccess(exit) ? exit.value : undefined
+      record({
+        decision: "allowed", status, reservation: held.id, reserved: held.amount, charged: how === "release" ? 0n : charged,
+        settlement: how === "commit" ? "committed" : how === "release" ? "released" : "failed",
+        estimated: usage === undefined ? how !== "release" : usage.estimated,
+        overrun: settled === undefined ? 0n : settled.overrun.reduce((a, b) => (b > a ? b : a), 0n),
+        inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0
+      })
+    }
+    return forwardCall(req, res, up, provider, info, held, settle, config.upstreamKeys[provider])
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { message: "gateway error", type: "api_error", code: null } }))
+      } else res.destroy()
+    })
+  })
+  server.keepAliveTimeout = 5_000
+  const upstreamKeys = config.upstreamKeys
+
+  const forwardPlain = (req: http.IncomingMessage, res: http.ServerResponse, up: Upstream, provider: Provider, record: (r: Partial<CallRecord> & Pick<CallRecord, "decision" | "status">) => void) =>
+    new Promise<void>((resolve) => {
+      const out = request(up, "GET", "/v1/models", headersFor(req, provider, upstreamKeys[provider]), (ures) => {
+        res.writeHead(ures.statusCode ?? 502, relayHeaders(ures))
+        ures.pipe(res)
+        ures.on("end", () => {
+          record({ decision: "allowed", status: ures.statusCode ?? 502 })
+          resolve()
+        })
+      })
+      out.on("error", () => {
+        if (!res.headersSent) {
+          const b = Wire.refusalBody(provider, 502, "gateway/upstream_unreachable", "the upstream did not answer")
+          res.writeHead(502, { "content-type": "application/json" })
+          res.end(b)
+        }
+        resolve()
+      })
+      out.end()
+    })
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(listen.port, listen.host ?? "127.0.0.1", () => {
+      const addr = server.address()
+      const port = typeof addr === "object" && addr !== null ? addr.port : listen.port
+      resolve({
+        server,
+        url: `http://${listen.host ?? "127.0.0.1"}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            server.closeAllConnections()
+            upstreams.openai?.agent.destroy()
+            upstreams.anthropic?.agent.destroy()
+          })
+      })
+    })
+  })
+}
+
+const readBody = (req: http.IncomingMessage, max: number): Promise<Uint8Array | "too_large" | "aborted"> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let over = false
+    req.on("data", (c: Buffer) => {
+      size += c.length
+      if (size > max) {
+        if (!over) {
+          over = true
+          resolve("too_large")
+        }
+        return
+      }
+      chunks.push(c)
+    })
+    req.on("end", () => {
+      if (!over) resolve(Buffer.concat(chunks))
+    })
+    req.on("aborted", () => resolve("aborted"))
+    req.on("error", () => resolve("aborted"))
+  })
+
+const headersFor = (req: http.IncomingMessage, provider: Provider, upstreamKey: string | undefined): http.OutgoingHttpHeaders => {
+  const h: http.OutgoingHttpHeaders = {}
+  for (const name of FORWARDED) {
+    const v = req.headers[name]
+    if (typeof v === "string") h[name] = v
+  }
+  if (upstreamKey !== undefined) {
+    if (provider === "anthropic") h["x-api-key"] = upstreamKey
+    else h.authorization = `Bearer ${upstreamKey}`
+  }
+  // Uncompressed answers: the gateway reads usage from them.
+  h["accept-encoding"] = "identity"
+  return h
+}
+
+const relayHeaders = (ures: http.IncomingMessage): http.OutgoingHttpHeaders => {
+  const h: http.OutgoingHttpHeaders = {}
+  for (const [k, v] of Object.entries(ures.headers)) if (!NOT_RELAYED.has(k) && v !== undefined) h[k] = v
+  return h
+}
+
+const request = (up: Upstream, method: string, path: string, headers: http.OutgoingHttpHeaders, onResponse: (res: http.IncomingMessage) => void) => {
+  const mod = up.url.protocol === "https:" ? https : http
+  const base = up.url.pathname.replace(/\/+$/, "")
+  return mod.request({
+    protocol: up.url.protocol,
+    hostname: up.url.hostname,
+    port: up.url.port,
+    method,
+    path: `${base}${path}`,
+    headers,
+    agent: up.agent
+  }, onResponse)
+}
+
+const estimateOf = (info: RequestInfo, outputTokens: number): Usage => ({
+  inputTokens: info.inputTokensEstimate, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true
+})
+
+const forwardCall = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  up: Upstream,
+  provider: Provider,
+  info: RequestInfo,
+  _held: Held,
+  settle: (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => Promise<void>,
+  upstreamKey: string | undefined
+): Promise<void> =>
+  new Promise<void>((resolve) => {
+    let settled = false
+    const once = (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => {
+      if (settled) return
+      settled = true
+      settle(how, usage, status).finally(resolve)
+    }
+    const headers = headersFor(req, provider, upstreamKey)
+    headers["content-length"] = info.upstreamBody.length
+    const path = info.route === "openai.chat" ? "/v1/chat/completions" : info.route === "openai.responses" ? "/v1/responses" : "/v1/messages"
+    const out = request(up, "POST", path, headers, (ures) => {
+      const status = ures.statusCode ?? 502
+      const isStream = status < 300 && String(ures.headers["content-type"] ?? "").includes("text/event-stream")
+      res.writeHead(status, relayHeaders(ures))
+      if (!isStream) {
+        const chunks: Array<Buffer> = []
+        ures.on("data", (c: Buffer) => chunks.push(c))
+        ures.on("end", () => {
+          const buf = Buffer.concat(chunks)
+          res.end(buf)
+          if (status >= 300) return once("release", undefined, status)
+          // No usage in a 2xx answer: the reservation is kept whole (estimated), never zero.
+          once("commit", Wire.readUsage(info.route, buf), status)
+        })
+        ures.on("error", () => {
+          res.destroy()
+          once(status >= 300 ? "release" : "commit", undefined, status)
+        })
+        return
+      }
+      const meter = Wire.makeStreamMeter(info)
+      const measured = (): Usage => meter.usage() ?? estimateOf(info, meter.relayedOutputTokensEstimate())
+      let ended = false
+      ures.on("data", (c: Buffer) => {
+        const relay = meter.push(c)
+        if (relay.length > 0 && !res.write(relay)) {
+          // Backpressure: the upstream waits for the client.
+          ures.pause()
+          res.once("drain", () => ures.resume())
+        }
+      })
+      ures.on("end", () => {
+        ended = true
+        res.end()
+        once("commit", measured(), status)
+      })
+      const broken = () => {
+        if (ended) return
+        // The upstream failed after partial output: what it produced is billed.
+        res.destroy()
+        const u = measured()
+        if (u.outputTokens === 0 && meter.usage() === undefined) once("release", undefined, 502)
+        else once("fail", u, 502)
+      }
+      ures.on("aborted", broken)
+      ures.on("error", broken)
+      ures.on("close", broken)
+      res.on("close", () => {
+        if (ended || res.writableFinished) return
+        // The client left mid-stream: the upstream is stopped and charged for what it produced.
+        out.destroy()
+        ures.destroy()
+        once("commit", measured(), 499)
+      })
+    })
+    out.on("error", () => {
+      if (!res.headersSent) {
+        const b = Wire.refusalBody(provider, 502, "gateway/upstream_unreachable", "the upstream did not answer (gateway/upstream_unreachable)")
+        res.writeHead(502, { "content-type": "application/json", "content-length": b.length })
+        res.end(b)
+      }
+      once("release", undefined, 502)
+    })
+    out.end(info.upstreamBody)
+  })
