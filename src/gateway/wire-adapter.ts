@@ -1,6 +1,8 @@
-// TEMPORARY: a thin stand-in for the provider wire modules (src/gateway/wire/, price/) written
-// against their contract (wire/types.ts) until those land; the server imports only this file's
-// `Wire` object, so switching to the real modules is one edit here.
+// The provider wire reading the server uses today, written against the contract in wire/types.ts:
+// request fields, usage from answers and SSE streams, refusal bodies and prices. Deliberately small:
+// input tokens are estimated at 4 characters a token rather than by the shared regex estimate, and
+// there is no user price file yet (docs/gateway.md, "Not yet"); the server imports only `Wire`, so
+// the finer modules planned under wire/ and price/ replace it with one edit here.
 import { calcPrice } from "@pydantic/genai-prices"
 import { Either } from "effect"
 import type { MakeStreamMeter, NoPrice, PriceOf, Provider, ReadRequest, ReadUsage, RequestInfo, Route, Usage } from "./wire/types.js"
