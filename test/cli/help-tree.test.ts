@@ -128,6 +128,6 @@ describe("usage errors name what was wrong", () => {
 
   it("an unknown top-level command lists mandate's commands, with the nearest one", async () => {
     const r = await runCli(["leger", "stats"])
-    expect(r.stderr).toMatch(/^error: mandate\/usage at mandate: unknown command 'leger' \(did you mean 'ledger'\?\); the commands of mandate are: keygen, writ, yea, ledger, /)
+    expect(r.stderr).toMatch(/^error: mandate\/usage at mandate: unknown command 'leger' \(did you mean 'ledger'\?\); the commands of mandate are: keygen, gateway, writ, yea, ledger, /)
   })
 })
