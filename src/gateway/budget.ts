@@ -7,7 +7,7 @@
 // its reset period, computed from the Clock in the budget's time zone: a new window is a new key,
 // so nothing has to be reset by a job.
 import { Clock, Effect } from "effect"
-import { type LimitExhausted, type LimitSpec, Reservations, type Settled } from "../accounting/reservations.js"
+import { type LimitExhausted, type LimitSpec, Reservations, type SettleError, type Settled } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 
 export type Period = "hour" | "day" | "week" | "month"
@@ -67,32 +67,32 @@ export const reserveCall = (id: string, levels: ReadonlyArray<Level>, amount: bi
 
 export type ReserveCallError = LimitExhausted | StoreError
 
-/** Settles on the real cost: every level is charged `actual` (overrun reported by the core). */
-export const commitCall = (held: Held, actual: bigint): Effect.Effect<Settled, StoreError, Reservations> =>
-  Effect.flatMap(Reservations, (r) => r.commit(held.id, Object.fromEntries(held.keys.map((k) => [k, actual])))).pipe(
+/**
+ * A settlement of the gateway's own reservation: the server holds the only handle to it, so a
+ * missing, settled or invalid reservation is a bug here, not a caller's input, and dies.
+ */
+const settling = (
+  step: Effect.Effect<Settled, SettleError, Reservations>
+): Effect.Effect<Settled, StoreError, Reservations> =>
+  step.pipe(
     Effect.catchTags({
       ReservationNotFound: (e) => Effect.die(e),
       ReservationSettled: (e) => Effect.die(e),
       SettlementInvalid: (e) => Effect.die(e)
     })
   )
+
+/** Every level charged the same amount. */
+const charge = (held: Held, actual: bigint) => Object.fromEntries(held.keys.map((k) => [k, actual]))
+
+/** Settles on the real cost: every level is charged `actual` (overrun reported by the core). */
+export const commitCall = (held: Held, actual: bigint): Effect.Effect<Settled, StoreError, Reservations> =>
+  settling(Effect.flatMap(Reservations, (r) => r.commit(held.id, charge(held, actual))))
 
 /** Gives everything back (an upstream error that was not billed). */
 export const releaseCall = (held: Held): Effect.Effect<Settled, StoreError, Reservations> =>
-  Effect.flatMap(Reservations, (r) => r.release(held.id)).pipe(
-    Effect.catchTags({
-      ReservationNotFound: (e) => Effect.die(e),
-      ReservationSettled: (e) => Effect.die(e),
-      SettlementInvalid: (e) => Effect.die(e)
-    })
-  )
+  settling(Effect.flatMap(Reservations, (r) => r.release(held.id)))
 
 /** A failed call that was billed (partial stream output): `actual` stays consumed. */
 export const failCall = (held: Held, actual: bigint): Effect.Effect<Settled, StoreError, Reservations> =>
-  Effect.flatMap(Reservations, (r) => r.settleFailure(held.id, Object.fromEntries(held.keys.map((k) => [k, actual])))).pipe(
-    Effect.catchTags({
-      ReservationNotFound: (e) => Effect.die(e),
-      ReservationSettled: (e) => Effect.die(e),
-      SettlementInvalid: (e) => Effect.die(e)
-    })
-  )
+  settling(Effect.flatMap(Reservations, (r) => r.settleFailure(held.id, charge(held, actual))))

@@ -11,13 +11,12 @@
 // an estimate from what was relayed, marked estimated) or release on an upstream error that billed
 // nothing.
 import * as http from "node:http"
-import * as https from "node:https"
-import { createHash } from "node:crypto"
 import { Cause, Clock, Effect, Either, Exit, Runtime } from "effect"
 import type { Reservations, Settled } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import { type BudgetSpec, commitCall, failCall, type Held, type Level, type Mode, releaseCall, reserveCall } from "./budget.js"
+import { headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
 import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
 import { Wire } from "./wire-adapter.js"
 import type { Provider, RequestInfo, Route, Usage } from "./wire/types.js"
@@ -82,36 +81,7 @@ const ROUTES: Record<string, Route> = {
   "/v1/messages": "anthropic.messages"
 }
 
-/** Request headers passed upstream; everything else (Host, X-Forwarded-*, cookies, the key) is dropped. */
-const FORWARDED = ["content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta", "idempotency-key"]
-/** Response headers not relayed (hop-by-hop, or recomputed by node:http). */
-const NOT_RELAYED = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "proxy-authenticate", "upgrade", "trailer", "te"])
-
-export const sha256Hex = (s: string): string => createHash("sha256").update(s).digest("hex")
-
-const keyOf = (req: http.IncomingMessage): string | undefined => {
-  const auth = req.headers.authorization
-  if (typeof auth === "string" && /^bearer /i.test(auth)) {
-    const k = auth.slice(7).trim()
-    if (k.length > 0) return k
-  }
-  const x = req.headers["x-api-key"]
-  return typeof x === "string" && x.length > 0 ? x : undefined
-}
-
 const providerOfRoute = (route: Route | "openai.models"): Provider => (route === "anthropic.messages" ? "anthropic" : "openai")
-
-interface Upstream {
-  readonly url: URL
-  readonly agent: http.Agent
-}
-
-const upstreamOf = (base: string | undefined): Upstream | undefined => {
-  if (base === undefined) return undefined
-  const url = new URL(base.replace(/\/+$/, "").replace(/\/v1$/, ""))
-  const agent = url.protocol === "https:" ? new https.Agent({ keepAlive: true, maxSockets: 256 }) : new http.Agent({ keepAlive: true, maxSockets: 256 })
-  return { url, agent }
-}
 
 export interface Gateway {
   readonly server: http.Server
@@ -286,64 +256,6 @@ export const startGateway = (
       })
     })
   })
-}
-
-const readBody = (req: http.IncomingMessage, max: number): Promise<Uint8Array | "too_large" | "aborted"> =>
-  new Promise((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let over = false
-    req.on("data", (c: Buffer) => {
-      size += c.length
-      if (size > max) {
-        if (!over) {
-          over = true
-          resolve("too_large")
-        }
-        return
-      }
-      chunks.push(c)
-    })
-    req.on("end", () => {
-      if (!over) resolve(Buffer.concat(chunks))
-    })
-    req.on("aborted", () => resolve("aborted"))
-    req.on("error", () => resolve("aborted"))
-  })
-
-const headersFor = (req: http.IncomingMessage, provider: Provider, upstreamKey: string | undefined): http.OutgoingHttpHeaders => {
-  const h: http.OutgoingHttpHeaders = {}
-  for (const name of FORWARDED) {
-    const v = req.headers[name]
-    if (typeof v === "string") h[name] = v
-  }
-  if (upstreamKey !== undefined) {
-    if (provider === "anthropic") h["x-api-key"] = upstreamKey
-    else h.authorization = `Bearer ${upstreamKey}`
-  }
-  // Uncompressed answers: the gateway reads usage from them.
-  h["accept-encoding"] = "identity"
-  return h
-}
-
-const relayHeaders = (ures: http.IncomingMessage): http.OutgoingHttpHeaders => {
-  const h: http.OutgoingHttpHeaders = {}
-  for (const [k, v] of Object.entries(ures.headers)) if (!NOT_RELAYED.has(k) && v !== undefined) h[k] = v
-  return h
-}
-
-const request = (up: Upstream, method: string, path: string, headers: http.OutgoingHttpHeaders, onResponse: (res: http.IncomingMessage) => void) => {
-  const mod = up.url.protocol === "https:" ? https : http
-  const base = up.url.pathname.replace(/\/+$/, "")
-  return mod.request({
-    protocol: up.url.protocol,
-    hostname: up.url.hostname,
-    port: up.url.port,
-    method,
-    path: `${base}${path}`,
-    headers,
-    agent: up.agent
-  }, onResponse)
 }
 
 const estimateOf = (info: RequestInfo, outputTokens: number): Usage => ({
