@@ -7,6 +7,7 @@ import type { Period } from "../gateway/budget.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_OUTPUT_TOKENS } from "../gateway/server.js"
 import { toNanos, Usd } from "../ledger/usd.js"
 import { Schema } from "effect"
+import { keysCommand, teamsCommand, usersCommand } from "./gateway-keys.js"
 import { exitFailed } from "./io.js"
 
 const upstream = Options.text("upstream").pipe(Options.optional, Options.withDescription("Base URL of the upstream for both providers (e.g. a proxy that speaks both); the path /v1/... is appended"))
@@ -15,7 +16,7 @@ const anthropicUpstream = Options.text("anthropic-upstream").pipe(Options.option
 const upstreamKey = Options.text("upstream-key").pipe(Options.optional, Options.withDescription("The key the gateway sends upstream (default: $MANDATE_UPSTREAM_KEY; the client's gateway key is never forwarded)"))
 const port = Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("TCP port (0: any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to listen on"))
-const store = Options.text("store").pipe(Options.withDescription("SQLite file holding the budgets (created if absent), or postgres://...#SCHEMA shared by several gateways"))
+const store = Options.text("store").pipe(Options.optional, Options.withDescription("SQLite file holding the budgets (created if absent), or postgres://...#SCHEMA shared by several gateways"))
 const budget = Options.text("budget").pipe(Options.optional, Options.withDescription("USD per key for any key the gateway does not know (without it, unknown keys are refused)"))
 const period = Options.choice("budget-period", ["hour", "day", "week", "month"]).pipe(Options.optional, Options.withDescription("Reset period of the default budget (default: never resets)"))
 const timeZone = Options.text("time-zone").pipe(Options.withDefault("UTC"), Options.withDescription("IANA time zone in which reset periods start"))
@@ -32,6 +33,7 @@ export const gatewayCommand = Command.make(
     Effect.gen(function*() {
       const openai = Option.getOrUndefined(Option.orElse(o.openaiUpstream, () => o.upstream))
       const anthropic = Option.getOrUndefined(Option.orElse(o.anthropicUpstream, () => o.upstream))
+      if (Option.isNone(o.store)) return yield* fail("give --store FILE (or postgres://...#SCHEMA)")
       if (openai === undefined && anthropic === undefined) return yield* fail("give --upstream, --openai-upstream or --anthropic-upstream")
       for (const u of [openai, anthropic]) {
         if (u !== undefined && !/^https?:\/\/[^/]+/.test(u)) return yield* fail(`not an http(s) URL: ${u}`)
@@ -52,17 +54,19 @@ export const gatewayCommand = Command.make(
       const gw = yield* serveGateway({
         upstreams: { openai, anthropic },
         upstreamKeys: { openai: key, anthropic: key },
-        lookup: () => Effect.succeed(undefined),
         defaultBudget: limit === undefined ? undefined : { limit, period: Option.getOrUndefined(o.period) as Period | undefined },
         defaultMode: o.mode,
         maxBodyBytes: o.maxBody,
         defaultMaxOutputTokens: o.defaultMax,
         timeZone: o.timeZone
-      }, { store: o.store, port: o.port, host: o.host })
+      }, { store: o.store.value, port: o.port, host: o.host })
       yield* Console.log(gw.url)
       return yield* Effect.never
     }).pipe(
       Effect.scoped,
       Effect.catchTag("StoreError", (e) => Effect.zipRight(Console.error(`error: mandate/store: ${e.message}`), exitFailed))
     )
-).pipe(Command.withDescription("Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)"))
+).pipe(
+  Command.withDescription("Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)"),
+  Command.withSubcommands([keysCommand, usersCommand, teamsCommand])
+)

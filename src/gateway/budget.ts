@@ -28,6 +28,8 @@ export interface Level {
 
 /** A lifted limit (shadow, recommend): spend is still accounted on the same keys. */
 const LIFTED = 10n ** 30n
+/** The limit of a level with no budget of its own (a key bound only by its user or team): accounted, never binding. */
+export const UNLIMITED = LIFTED
 
 /** The window of `period` holding `nowMs`, as the calendar reads in `timeZone` (an IANA name). */
 export const windowOf = (period: Period | undefined, timeZone: string, nowMs: number): string => {

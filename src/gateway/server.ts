@@ -24,6 +24,8 @@ import type { Provider, RequestInfo, Route, Usage } from "./wire/types.js"
 /** What the gateway knows of a key (by its SHA-256 hex). */
 export interface KeyInfo {
   readonly hash: string
+  /** The key's stable id (keys from the store; a rotated key keeps it). */
+  readonly id?: string | undefined
   readonly mode: Mode
   /** Every level that applies (key, user, team); each must hold. */
   readonly levels: ReadonlyArray<Level>
@@ -40,7 +42,8 @@ export interface GatewayConfig {
   readonly upstreams: { readonly openai?: string | undefined; readonly anthropic?: string | undefined }
   /** The credential the gateway sends upstream; the client's gateway key is never forwarded. */
   readonly upstreamKeys: { readonly openai?: string | undefined; readonly anthropic?: string | undefined }
-  readonly lookup: KeyLookup
+  /** Who a key is (undefined: no key is known, every key gets `defaultBudget`). */
+  readonly lookup?: KeyLookup | undefined
   /** For a key the lookup does not know: this budget per key (undefined: unknown keys are refused). */
   readonly defaultBudget?: BudgetSpec | undefined
   readonly defaultMode?: Mode | undefined
@@ -148,7 +151,7 @@ export const startGateway = (
     if (body === "too_large") return refuse("gateway/body_too_large", `the body is larger than the gateway's cap of ${maxBody} bytes`)
     if (body === "aborted") return
 
-    const looked = await run(config.lookup(keyHash))
+    const looked = await run(config.lookup === undefined ? Effect.succeed(undefined) : config.lookup(keyHash))
     if (Exit.isFailure(looked)) return refuse("gateway/store_unavailable", "the gateway's store did not answer")
     const known = looked.value
     if (known === "revoked") return refuse("gateway/key_revoked", "this gateway key was revoked")

@@ -1,0 +1,97 @@
+// The gateway's keys, users and teams on SQL (SQLite and PostgreSQL share these statements). Rows
+// are decoded and encoded by the Schemas of src/gateway/keys.ts; the secret itself is never here,
+// only its SHA-256 (gateway_keys.hash, and gateway_key_retired for secrets a rotation replaced).
+// Amounts are TEXT (exact micro-USD on both stores), times BIGINT milliseconds.
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import { Atomic } from "../../accounting/reservations.js"
+import { type StoreError, storeError } from "../../accounting/store-error.js"
+import { GatewayKeyStore, type GatewayKeyStoreShape, KeyRow, TeamRow, UserRow } from "../../gateway/keys.js"
+import type { StoreMigrations } from "./migrations.js"
+
+export const gatewayKeyMigrations: StoreMigrations = {
+  table: "mandate_migrations_gateway",
+  migrations: {
+    "1_gateway_keys": [
+      `CREATE TABLE gateway_teams (name TEXT PRIMARY KEY, budget_micro TEXT, period TEXT)`,
+      `CREATE TABLE gateway_users (name TEXT PRIMARY KEY, team_name TEXT, budget_micro TEXT, period TEXT)`,
+      `CREATE TABLE gateway_keys (id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, name TEXT,
+        user_name TEXT, team_name TEXT, mode TEXT NOT NULL, models TEXT, ceiling_micro TEXT, budget_micro TEXT,
+        period TEXT, created_ms BIGINT NOT NULL, revoked_ms BIGINT)`,
+      `CREATE TABLE gateway_key_retired (hash TEXT PRIMARY KEY, key_id TEXT NOT NULL, retired_ms BIGINT NOT NULL)`
+    ]
+  }
+}
+
+const KEY_COLUMNS = "id, hash, prefix, name, user_name, team_name, mode, models, ceiling_micro, budget_micro, period, created_ms, revoked_ms"
+const decodeKey = Schema.decodeUnknown(KeyRow)
+const encodeKey = Schema.encode(KeyRow)
+const decodeUser = Schema.decodeUnknown(UserRow)
+const encodeUser = Schema.encode(UserRow)
+const decodeTeam = Schema.decodeUnknown(TeamRow)
+const encodeTeam = Schema.encode(TeamRow)
+
+const op = <A, E>(name: string, eff: Effect.Effect<A, E>): Effect.Effect<A, StoreError> =>
+  Effect.mapError(eff, storeError(`gateway.keys.${name}`))
+
+/** The store on `sql`; multi-statement writes run in `transaction`. */
+export const makeGatewayKeyStore = (
+  sql: SqlClient.SqlClient,
+  transaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+): GatewayKeyStoreShape => {
+  const oneKey = (rows: ReadonlyArray<unknown>) => (rows.length === 0 ? Effect.succeed(undefined) : decodeKey(rows[0]))
+  const user = (name: string) =>
+    op("user", Effect.flatMap(sql`SELECT name, team_name, budget_micro, period FROM gateway_users WHERE name = ${name}`,
+      (rows) => (rows.length === 0 ? Effect.succeed(undefined) : decodeUser(rows[0]))))
+  const team = (name: string) =>
+    op("team", Effect.flatMap(sql`SELECT name, budget_micro, period FROM gateway_teams WHERE name = ${name}`,
+      (rows) => (rows.length === 0 ? Effect.succeed(undefined) : decodeTeam(rows[0]))))
+  return {
+    insertKey: (row) =>
+      op("insert", Effect.flatMap(encodeKey(row), (r) =>
+        sql`INSERT INTO gateway_keys ${sql.insert({ ...r })}`)).pipe(Effect.asVoid),
+    keys: () =>
+      op("list", Effect.flatMap(sql`SELECT ${sql.literal(KEY_COLUMNS)} FROM gateway_keys ORDER BY created_ms, id`, (rows) => Effect.forEach(rows, (r) => decodeKey(r)))),
+    keyById: (id) => op("byId", Effect.flatMap(sql`SELECT ${sql.literal(KEY_COLUMNS)} FROM gateway_keys WHERE id = ${id}`, oneKey)),
+    byHash: (hash) =>
+      op("lookup", Effect.gen(function*() {
+        const key = yield* Effect.flatMap(sql`SELECT ${sql.literal(KEY_COLUMNS)} FROM gateway_keys WHERE hash = ${hash}`, oneKey)
+        if (key === undefined) return undefined
+        const u = key.user_name === null ? undefined : yield* user(key.user_name)
+        const teamName = key.team_name ?? u?.team_name ?? null
+        const t = teamName === null ? undefined : yield* team(teamName)
+        return { key, user: u, team: t }
+      })),
+    retired: (hash) => op("retired", Effect.map(sql`SELECT 1 AS one FROM gateway_key_retired WHERE hash = ${hash}`, (rows) => rows.length > 0)),
+    replaceSecret: (id, oldHash, hash, prefix, atMs) =>
+      transaction(op("rotate", Effect.zipRight(
+        sql`INSERT INTO gateway_key_retired (hash, key_id, retired_ms) VALUES (${oldHash}, ${id}, ${atMs})`,
+        sql`UPDATE gateway_keys SET hash = ${hash}, prefix = ${prefix} WHERE id = ${id}`
+      ))).pipe(Effect.asVoid),
+    revoke: (id, atMs) => op("revoke", sql`UPDATE gateway_keys SET revoked_ms = ${atMs} WHERE id = ${id} AND revoked_ms IS NULL`).pipe(Effect.asVoid),
+    user,
+    team,
+    putUser: (row) =>
+      op("putUser", Effect.flatMap(encodeUser(row), (r) =>
+        sql`INSERT INTO gateway_users (name, team_name, budget_micro, period) VALUES (${r.name}, ${r.team_name}, ${r.budget_micro}, ${r.period})
+          ON CONFLICT (name) DO UPDATE SET team_name = excluded.team_name, budget_micro = excluded.budget_micro, period = excluded.period`)).pipe(Effect.asVoid),
+    putTeam: (row) =>
+      op("putTeam", Effect.flatMap(encodeTeam(row), (r) =>
+        sql`INSERT INTO gateway_teams (name, budget_micro, period) VALUES (${r.name}, ${r.budget_micro}, ${r.period})
+          ON CONFLICT (name) DO UPDATE SET budget_micro = excluded.budget_micro, period = excluded.period`)).pipe(Effect.asVoid),
+    users: () => op("users", Effect.flatMap(sql`SELECT name, team_name, budget_micro, period FROM gateway_users ORDER BY name`, (rows) => Effect.forEach(rows, (r) => decodeUser(r)))),
+    teams: () => op("teams", Effect.flatMap(sql`SELECT name, budget_micro, period FROM gateway_teams ORDER BY name`, (rows) => Effect.forEach(rows, (r) => decodeTeam(r))))
+  }
+}
+
+/** GatewayKeyStore on the SQL database in context, after its migrations (`migrate` is the store's own). */
+export const gatewayKeyStoreLayer = <R>(
+  migrate: (migrations: StoreMigrations) => Effect.Effect<void, StoreError, R>
+): Layer.Layer<GatewayKeyStore, StoreError, SqlClient.SqlClient | Atomic | R> =>
+  Layer.effect(
+    GatewayKeyStore,
+    Effect.gen(function*() {
+      yield* migrate(gatewayKeyMigrations)
+      return makeGatewayKeyStore(yield* SqlClient.SqlClient, (yield* Atomic).transaction)
+    })
+  )
