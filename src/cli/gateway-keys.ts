@@ -33,7 +33,7 @@ const administer = <A>(where: string, eff: Effect.Effect<A, unknown, never>) => 
     const err = e as { _tag?: string; code?: string; message?: string }
     if (typeof e === "string") return failWith("mandate/usage", e)
     if (err._tag === "GatewayKeysError") return failWith(err.code ?? "gateway/error", err.message ?? "")
-    if (err._tag === "StoreError") return failWith("mandate/store", `${where}: ${err.message ?? ""}`)
+    if (err._tag === "StoreError") return failWith("mandate/store_unavailable", `${where}: ${err.message ?? ""}`)
     return Effect.die(e)
   })
 )

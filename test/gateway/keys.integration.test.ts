@@ -148,7 +148,7 @@ describe("gateway keys, users and teams", () => {
     expect(e?.code).toBe("gateway/key_revoked")
     expect(fake.calls.length).toBe(before)
     const rot = await run(Effect.flip(rotateKey(k.id)))
-    expect(rot.code).toBe("gateway/key_revoked")
+    expect(rot).toMatchObject({ _tag: "GatewayKeysError", code: "gateway/key_revoked" })
   })
 
   it("a model not on the key's allow list: 403 gateway/model_not_allowed, no upstream call", async () => {
@@ -187,7 +187,7 @@ describe("gateway keys, users and teams", () => {
       run(Effect.flip(rotateKey("gk-none"))),
       run(Effect.flip(revokeKey("gk-none")))
     ])
-    expect(codes.map((e: GatewayKeysError) => e.code)).toEqual([
+    expect(codes.map((e) => (e as GatewayKeysError).code)).toEqual([
       "gateway/no_budget", "gateway/user_not_found", "gateway/team_not_found", "gateway/team_conflict",
       "gateway/team_not_found", "gateway/key_not_found", "gateway/key_not_found"
     ])
