@@ -1,13 +1,13 @@
-// `npx tsx scripts/bench/_verify-profile.ts MODE DEPTH SECONDS`: one verify series alone (MODE
+// `npx tsx scripts/bench/_verify-profile.ts MODE DEPTH SECONDS [core]`: one verify series alone (MODE
 // fresh or reused, chains of DEPTH writs), for a CPU profile (`node --cpu-prof`): what bounds
 // `verify` where its ratio misses the target (docs/benchmarks.md).
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { call, canon, child, key, writ, type Obj } from "../../test/support/writ-builders.js"
-import { verifyCall } from "../../src/writ/call.js"
+import { verifyCall, verifyCallEither } from "../../src/writ/call.js"
 import { Received } from "../../src/writ/verify.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../../src/kernel/verification-cache.js"
 
-const [mode = "fresh", depthArg = "1", secondsArg = "5"] = process.argv.slice(2)
+const [mode = "fresh", depthArg = "1", secondsArg = "5", via = "effect"] = process.argv.slice(2)
 const n = Number(depthArg)
 const KEYS = Array.from({ length: 9 }, (_, i) => key(`bench-link${i}`))
 const EXP = 1_900_000_000
@@ -21,7 +21,12 @@ const chainOf = (c: number): Array<Obj> => {
 const bytesOf = (chain: ReadonlyArray<Obj>, label: string) =>
   Buffer.from(canon(call(label, KEYS[chain.length - 1], chain, "travel/book", { amount: 100, currency: "USD" })), "utf8")
 const cache = VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES })
-const once = (b: Uint8Array) => Effect.runSync(Effect.provideService(verifyCall(new Received(b), { now: NOW }), VerificationCache, cache))
+// VIA `core`: the sans-IO core as code; otherwise the Effect API, as verify.ts measures both.
+const once = via === "core"
+  ? (b: Uint8Array) => {
+    if (Either.isLeft(verifyCallEither(new Received(b), { now: NOW, maxSeconds: 86_400, cache: cache.sync }))) throw new Error("refused")
+  }
+  : (b: Uint8Array) => Effect.runSync(Effect.provideService(verifyCall(new Received(b), { now: NOW }), VerificationCache, cache))
 const shared = chainOf(-1)
 const pool = Array.from({ length: 2000 }, (_, c) => bytesOf(mode === "fresh" ? chainOf(c) : shared, `prof/${c}`))
 const t0 = performance.now()
