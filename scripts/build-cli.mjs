@@ -5,13 +5,18 @@
 // The library (`exports`) is tsc's output in dist/ instead, so that it shares its dependencies
 // (one `effect`) with the application that imports it.
 import { build } from "esbuild"
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 // The test suite builds its own copy elsewhere (test/support/bin-setup.ts): `node build-cli.mjs DIR`.
-const outdir = process.argv[2] ?? join(root, "dist", "bin")
+const target = process.argv[2] ?? join(root, "dist", "bin")
+// Bundled beside the target and swapped in at the end, never deleted first: a test file running
+// the bin (test/docs/blocks.e2e.test.ts) while another rebuilds dist/ found dist/bin/main.js gone
+// for the seconds the bundle took (mandate/not_built). The staging folder sits at the same depth,
+// so the chunks' relative imports and the source maps' paths hold after the rename.
+const outdir = `${target}.next`
 rmSync(outdir, { recursive: true, force: true })
 // The console's page (src/console/web) as one browser script, which the console serves as it is:
 // an installed package has no bundler (esbuild is a devDependency), so it is bundled here.
@@ -49,3 +54,8 @@ const result = await build({
 // Which sources each chunk holds and what it imports: test/package checks from it that a command
 // loads only its own modules. Not shipped (package.json `files`).
 writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))
+const old = `${target}.old`
+rmSync(old, { recursive: true, force: true })
+if (existsSync(target)) renameSync(target, old)
+renameSync(outdir, target)
+rmSync(old, { recursive: true, force: true })

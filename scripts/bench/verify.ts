@@ -1,4 +1,4 @@
-// `npm run bench -- verify [--ms=N] [--rounds=N]`: verifying forward calls as an executor receives
+// `npm run bench -- verify [--ms=N] [--rounds=N] [--core]`: verifying forward calls as an executor receives
 // them (the `verify_call` operation, section 14: section 7 steps 1 to 4 and section 5's forward
 // rules, on the request bytes as received), under chains of 1, 2, 4 and 8 writs, beside raw
 // node:crypto Ed25519 verifies measured in the same run, as a ratio.
@@ -20,9 +20,10 @@
 // same bytes. One VerificationCache serves the run, as an executor owns one.
 import { createPublicKey, verify as nodeVerify } from "node:crypto"
 import { performance } from "node:perf_hooks"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { call, canon, child, key, signingInput, writ, type Obj } from "../../test/support/writ-builders.js"
-import { verifyCall } from "../../src/writ/call.js"
+import { verifyCall, verifyCallEither } from "../../src/writ/call.js"
+import { DEFAULT_ROOT_LIFETIME_SECONDS } from "../../src/writ/chain.js"
 import { Received } from "../../src/writ/verify.js"
 import { DEFAULT_VERIFICATION_CACHE_BYTES, VerificationCache } from "../../src/kernel/verification-cache.js"
 
@@ -54,9 +55,16 @@ const callBytes = (chain: ReadonlyArray<Obj>, label: string): Buffer =>
 
 const cache = VerificationCache.make({ maxBytes: DEFAULT_VERIFICATION_CACHE_BYTES })
 
-const verifyOnce = (bytes: Uint8Array): void => {
+const viaEffect = (bytes: Uint8Array): void => {
   Effect.runSync(Effect.provideService(verifyCall(new Received(bytes), { now: NOW }), VerificationCache, cache))
 }
+/** `--core`: the sans-IO core the Effect wraps (issue 30), called as code with the same cache and
+ * section 12's default root lifetime, as a hot path that holds its services calls it. */
+const viaCore = (bytes: Uint8Array): void => {
+  const r = verifyCallEither(new Received(bytes), { now: NOW, maxSeconds: DEFAULT_ROOT_LIFETIME_SECONDS, cache: cache.sync })
+  if (Either.isLeft(r)) throw r.left
+}
+let verifyOnce = viaEffect
 
 /** Operations per second of `op`, run until `ms` have passed or `limit` operations are done. */
 const rate = (ms: number, op: (i: number) => void, limit = Number.POSITIVE_INFINITY): { perSecond: number; count: number } => {
@@ -95,6 +103,8 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   const roundsArg = args.find((a) => a.startsWith("--rounds="))
   const ms = msArg === undefined ? 300 : Number(msArg.slice(5))
   const rounds = roundsArg === undefined ? 3 : Number(roundsArg.slice(9))
+  const core = args.includes("--core")
+  verifyOnce = core ? viaCore : viaEffect
   // Enough distinct calls that no measurement repeats one, in any round (a repeated call would
   // find its own signature check cached).
   const freshPool = (n: number) => Math.max(60, Math.ceil(1200 / (n + 1)))
@@ -153,5 +163,5 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   }
   console.log(`best of ${rounds} rounds of ${ms} ms each; fresh: n + 1 signatures a call (n writs and the call); reused: one (the call's), the chain held by the VerificationCache`)
   const line = (ratio: (n: number) => number) => LENGTHS.map((n) => `d${n} ${ratio(n).toFixed(2)}`).join(" ")
-  console.log(`verify: fresh ${line(freshRatio)}; reused ${line(reusedRatio)}`)
+  console.log(`verify${core ? " (core)" : ""}: fresh ${line(freshRatio)}; reused ${line(reusedRatio)}`)
 }

@@ -2,7 +2,7 @@
 // steps a verifier can run without executor state, each a separate Effect so the executor can
 // compose them in section 7's order, and each a plain function so `verifyCall` runs them all
 // inside one Effect.
-import { Context, Effect, Option, Schema } from "effect"
+import { Context, Effect, Either, Option, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
 import { VerificationCache, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { argsFailure, prefixMatches } from "./bound.js"
@@ -175,9 +175,39 @@ const afterStepOne = (
   return failure ?? chain
 }
 
+/** What the `verify_call` core reads from its context: the cache (when the verifier has one) and
+ * section 12's root lifetime. */
+export interface VerifyCallContext {
+  readonly now?: number
+  readonly maxSeconds: number | null
+  readonly cache: VerificationCacheSync | undefined
+}
+
+/** Section 7 steps 1 on, as plain code: the call as step 1 left it (when it passed) and the chain
+ * or the first failure. The core and the Effect share it, so they cannot drift apart. */
+const verifySteps = (
+  input: ObjectInput,
+  context: VerifyCallContext
+): { readonly call: CheckedCall | undefined; readonly chain: ReadonlyArray<CheckedWrit> | WritError } => {
+  // Section 7 step 1: section 6.1 steps 1 to 5 on the call.
+  const call = checkObjectSync(callSpec, input, "", context.cache)
+  if (call instanceof WritError) return { call: undefined, chain: call }
+  return { call, chain: afterStepOne(call, context.now, context.maxSeconds, context.cache) }
+}
+
+/** The `verify_call` operation (section 14) as a sans-IO core: a plain function from the received
+ * call and what the context holds to the verified call or the first failure, in section 7's order.
+ * No fiber, no span: an Either is an Effect, so a caller inside `Effect.gen` may yield it, and the
+ * hot path calls it as code (issue 30). `verifyCall` runs the same steps inside its one span. */
+export const verifyCallEither = (input: ObjectInput, context: VerifyCallContext): Either.Either<VerifiedCall, WritError> => {
+  const { call, chain } = verifySteps(input, context)
+  return chain instanceof WritError ? Either.left(chain) : Either.right({ call: call!, chain })
+}
+
 /** The `verify_call` operation (section 14): section 7 steps 1 to 3, expiry at `now` when given and
  * the call is forward, then section 5's forward or standing rules in order. The services are read
- * once and every step runs as plain code: one span and a handful of Effect operations a call. */
+ * once and the steps run as plain code (`verifySteps`, the core's): one span and a handful of
+ * Effect operations a call. */
 export const verifyCall: (input: ObjectInput, options?: { readonly now?: number }) => Effect.Effect<VerifiedCall, WritError> = Effect.fn(
   "writ.verifyCall"
 )(function* (input: ObjectInput, options: { readonly now?: number } = {}) {
@@ -185,10 +215,8 @@ export const verifyCall: (input: ObjectInput, options?: { readonly now?: number 
   const context = yield* Effect.context<never>()
   const cache = Option.getOrUndefined(Context.getOption(context, VerificationCache))?.sync
   const { maxSeconds } = Context.get(context, RootLifetime)
-  // Section 7 step 1: section 6.1 steps 1 to 5 on the call.
-  const call = checkObjectSync(callSpec, input, "", cache)
-  if (call instanceof WritError) return yield* Effect.fail(call)
-  const chain = afterStepOne(call, options.now, maxSeconds, cache)
+  const { call, chain } = verifySteps(input, { now: options.now, maxSeconds, cache })
+  if (call === undefined) return yield* Effect.fail(chain as WritError)
   // One annotation for the span (an annotation per step cost more than the steps do); the leaf
   // is known once step 2 passed.
   const leaf = chain instanceof WritError ? undefined : chain[chain.length - 1].id

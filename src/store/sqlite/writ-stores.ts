@@ -10,11 +10,12 @@ import type { StoreError } from "../../accounting/store-error.js"
 import { type WritStores, writStoresContext } from "../../writ/executor/stores.js"
 import type { StoreMigrations } from "../sql/migrations.js"
 import { makeStores, type WritDialect } from "../sql/writ-stores.js"
-import type { AdmissionGate } from "../../writ/executor/admission-gate.js"
+import { AdmissionGate } from "../../writ/executor/admission-gate.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
 import * as GroupCommitLayer from "./group-commit.js"
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.js"
 import * as SqliteReservations from "./reservations.js"
+import * as RevocationWatch from "./revocation-watch.js"
 
 /**
  * IF NOT EXISTS: a store written before the Migrator already has these tables (recorded as
@@ -92,6 +93,21 @@ export interface SqliteWritOptions extends SqliteStoreOptions {
   readonly groupCommit?: GroupCommitOptions
 }
 
+/** Where no other process can open the same database (SQLite's in-memory and URI names). */
+const private_ = (filename: string) => filename === "" || filename === ":memory:" || filename.startsWith("file:")
+
+/**
+ * The gate in context with the file's revocation mark (revocation-watch.ts): several `writ serve`
+ * processes may share one file, and a revoke any of them records must reach the others' plain
+ * replay path (section 7, step 7 before step 9).
+ */
+const watchedGate = (filename: string): Layer.Layer<AdmissionGate, StoreError, AdmissionGate> =>
+  Layer.scoped(AdmissionGate, Effect.gen(function*() {
+    const gate = yield* AdmissionGate
+    if (private_(filename)) return gate
+    return { ...gate, revocationMark: yield* RevocationWatch.make(filename) }
+  }))
+
 /**
  * The whole embedded executor store on one SQLite file (WAL): every Writ store, Reservations for
  * the count and total stores, and the Atomic boundary they share, which is group commit: every
@@ -104,5 +120,7 @@ export const layer = (
 ): Layer.Layer<SqliteWritContext, StoreError> =>
   Layer.mergeAll(storesLayer, SqliteReservations.layer).pipe(
     Layer.provideMerge(GroupCommitLayer.layer(options.groupCommit ?? {})),
-    Layer.provideMerge(SqliteStore.layer(filename, options))
+    Layer.provideMerge(SqliteStore.layer(filename, options)),
+    // After the stores' migrations (storesLayer) created the revoke table the watch reads.
+    (stores) => Layer.provideMerge(watchedGate(filename), stores)
   )

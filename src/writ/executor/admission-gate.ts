@@ -79,6 +79,14 @@ export interface AdmissionGateService {
    * under it to stop (section 9.1). Absent: no other process records revokes.
    */
   readonly revokedElsewhere?: (onRevoke: (keys: GateKeys) => Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * A store several processes share, read synchronously and cheaply: a number that moves whenever
+   * any process records a revoke (undefined when it cannot be read now). The plain replay path
+   * answers from its table only while it is the number seen before the store last said "not
+   * revoked" (section 7: step 7 before step 9). Absent: no other process records revokes, or the
+   * gate reports them by `revokedElsewhere`.
+   */
+  readonly revocationMark?: () => number | undefined
 }
 
 export class AdmissionGate extends Context.Tag("mandate/writ/AdmissionGate")<AdmissionGate, AdmissionGateService>() {}

@@ -32,6 +32,11 @@ export interface ReplayEntry {
    * no revoke has been recorded since.
    */
   clearAt: number
+  /**
+   * The store's revocation mark (AdmissionGateService.revocationMark: revokes recorded by any
+   * process sharing the store) read just before that same store read, when the gate has one.
+   */
+  clearMark?: number | undefined
 }
 
 export interface ReplayTable {

@@ -78,8 +78,11 @@ export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Ef
         yield* checkRoot(env, chain)
         // The count before the store is read: a revoke recorded meanwhile moves it past this.
         const revocations = env.state.revocations
+        // Likewise the store's own mark, which any process sharing it moves (admission-gate.ts).
+        const mark = env.gate.revocationMark?.()
         yield* checkRevoked(env, chain.map((w) => w.id), chain.map((w) => w.value.iss), standing)
         entry.clearAt = revocations
+        entry.clearMark = mark
         yield* checkPeer(env, peer, K.from)
         // Step 9: the final entry, byte for byte.
         yield* auditReplay(env, base, entry.answer, entry.signed)
@@ -108,9 +111,9 @@ export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Ef
  * as auditReplay counts it). Anything else returns undefined and the caller takes `answerReplay`
  * (through the executor's `call`), which checks again in section 7's order and answers, refuses or
  * writes the row. Step 7 is the store's answer: it is taken as still "not revoked" only while no
- * revoke was recorded by this process since the store last said so (ExecutorState.revocations),
- * and only when this process is the store's one writer of revokes (a gate shared by several
- * processes learns of theirs late: `revokedElsewhere`). `nowMillis` is the Clock's time.
+ * revoke was recorded by this process since the store last said so (ExecutorState.revocations)
+ * nor by another process sharing the store (the gate's `revocationMark`, one synchronous read);
+ * a gate that learns of other processes' revokes only late (`revokedElsewhere`) has no plain path. `nowMillis` is the Clock's time.
  */
 export const replayNow = (env: ReplayEnv, key: string, peer: Peer, nowMillis: number): CallAnswer | undefined => {
   const entry = env.state.replays.get(key)
@@ -123,6 +126,9 @@ export const replayNow = (env: ReplayEnv, key: string, peer: Peer, nowMillis: nu
   if (env.roots.acceptsNow === undefined || !env.roots.acceptsNow(chain[0].value.iss)) return undefined
   // Step 7: no revoke recorded since the store said none covers the chain, and none unsaved.
   if (entry.clearAt !== env.state.revocations || entry.clearAt < 0) return undefined
+  // ...nor by another process sharing the store, as its revocation mark tells (admission-gate.ts).
+  const mark = env.gate.revocationMark
+  if (mark !== undefined && (entry.clearMark === undefined || mark() !== entry.clearMark)) return undefined
   if (!isStandingOp(checked.value.op) && unsavedCovers(env, chain.map((w) => w.id), chain.map((w) => w.value.iss))) return undefined
   // Step 8's peer binding: no peer speaks for anyone but itself; a peer is checked by the Effect path.
   if (peer._tag !== "none") return undefined
