@@ -1,7 +1,9 @@
 // `mandate gateway`: the LLM spend gateway (docs/gateway.md). Prints its URL, `http://HOST:PORT`,
 // on one line of stdout once it listens, then serves until killed.
 import { Command, Options } from "@effect/cli"
-import { Config, Console, Effect, Option } from "effect"
+import { FileSystem } from "@effect/platform"
+import { Config, Console, Effect, Either, Option } from "effect"
+import { decodePriceFile, withPriceFile } from "../gateway/prices.js"
 import { serveGateway } from "../app/gateway.js"
 import type { Period } from "../gateway/budget.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_OUTPUT_TOKENS } from "../gateway/server.js"
@@ -24,11 +26,13 @@ const mode = Options.choice("mode", ["enforce", "shadow", "recommend"]).pipe(Opt
 const maxBody = Options.integer("max-body-bytes").pipe(Options.withDefault(DEFAULT_MAX_BODY_BYTES), Options.withDescription("Largest request body accepted (larger: 413 gateway/body_too_large)"))
 const defaultMax = Options.integer("default-max-tokens").pipe(Options.withDefault(DEFAULT_MAX_OUTPUT_TOKENS), Options.withDescription("Output tokens reserved for a request that states no maximum"))
 
+const prices = Options.file("prices").pipe(Options.optional, Options.withDescription("JSON price file ({models: [{provider, model, input, output, cached_input}]}, USD per million tokens) over @pydantic/genai-prices"))
+
 const fail = (message: string) => Effect.zipRight(Console.error(`error: mandate/usage: ${message}`), exitFailed)
 
 export const gatewayCommand = Command.make(
   "gateway",
-  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax },
+  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax, prices },
   (o) =>
     Effect.gen(function*() {
       const openai = Option.getOrUndefined(Option.orElse(o.openaiUpstream, () => o.upstream))
@@ -49,6 +53,14 @@ export const gatewayCommand = Command.make(
         if (!Schema.is(Usd)(o.budget.value) || o.budget.value.startsWith("-")) return yield* fail(`--budget must be a USD decimal, e.g. 5 or 0.25: ${o.budget.value}`)
         limit = toNanos(o.budget.value) / 1000n
       }
+      let priceOf: ReturnType<typeof withPriceFile> | undefined
+      if (Option.isSome(o.prices)) {
+        const fs = yield* FileSystem.FileSystem
+        const text = yield* Effect.either(fs.readFileString(o.prices.value))
+        const file = Either.isLeft(text) ? Either.left(text.left.message) : decodePriceFile(text.right)
+        if (Either.isLeft(file)) return yield* Effect.zipRight(Console.error(`error: gateway/bad_price_file: ${o.prices.value}: ${file.left}`), exitFailed)
+        priceOf = withPriceFile(file.right)
+      }
       const envKey = yield* Config.option(Config.string("MANDATE_UPSTREAM_KEY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
       const key = Option.getOrUndefined(Option.orElse(o.upstreamKey, () => envKey))
       const gw = yield* serveGateway({
@@ -58,7 +70,8 @@ export const gatewayCommand = Command.make(
         defaultMode: o.mode,
         maxBodyBytes: o.maxBody,
         defaultMaxOutputTokens: o.defaultMax,
-        timeZone: o.timeZone
+        timeZone: o.timeZone,
+        priceOf
       }, { store: o.store.value, port: o.port, host: o.host })
       yield* Console.log(gw.url)
       return yield* Effect.never

@@ -32,3 +32,7 @@ export const SERVER_STATUS: Record<GatewayServerCode, number> = {
   "gateway/upstream_unreachable": 502,
   "gateway/store_unavailable": 503
 }
+
+/** The gateway's start-up refusals (before it serves): a `--prices` file that cannot be used. */
+export const GatewayConfigCode = Schema.Literal("gateway/bad_price_file")
+export type GatewayConfigCode = typeof GatewayConfigCode.Type

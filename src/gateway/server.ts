@@ -19,7 +19,7 @@ import { type BudgetSpec, commitCall, failCall, type Held, type Level, type Mode
 import { headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
 import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
 import { Wire } from "./wire-adapter.js"
-import type { Provider, RequestInfo, Route, Usage } from "./wire/types.js"
+import type { PriceOf, Provider, RequestInfo, Route, Usage } from "./wire/types.js"
 
 /** What the gateway knows of a key (by its SHA-256 hex). */
 export interface KeyInfo {
@@ -51,6 +51,8 @@ export interface GatewayConfig {
   /** Output tokens assumed when a request states no maximum. */
   readonly defaultMaxOutputTokens?: number | undefined
   readonly timeZone?: string | undefined
+  /** Prices (default Wire.priceOf; `--prices FILE` puts its entries first, src/gateway/prices.ts). */
+  readonly priceOf?: PriceOf | undefined
   /** Every call's outcome, once settled or refused (the ledger writer and the tests read it). */
   readonly onCall?: ((record: CallRecord) => void) | undefined
 }
@@ -101,6 +103,7 @@ export const startGateway = (
   const maxBody = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const defaultOut = config.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS
   const timeZone = config.timeZone ?? "UTC"
+  const priceOf = config.priceOf ?? Wire.priceOf
   const upstreams: Record<Provider, Upstream | undefined> = { openai: upstreamOf(config.upstreams.openai), anthropic: upstreamOf(config.upstreams.anthropic) }
   const run = <A, E>(eff: Effect.Effect<A, E, Reservations | RandomBytes>) => Runtime.runPromiseExit(runtime)(eff)
   const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
@@ -173,7 +176,7 @@ export const startGateway = (
     }
     const at = nowDate()
     const worstUsage: Usage = { inputTokens: info.inputTokensEstimate, outputTokens: info.maxOutputTokens ?? defaultOut, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }
-    const worst = Wire.priceOf(info.provider, info.model, worstUsage, at)
+    const worst = priceOf(info.provider, info.model, worstUsage, at)
     if (Either.isLeft(worst) && enforce) return refuse("gateway/no_price", `no price is known for ${info.provider} model ${info.model}`)
     const amount = Either.isRight(worst) ? worst.right : 0n
     if (keyInfo.ceiling !== undefined && amount > keyInfo.ceiling && enforce) {
@@ -191,7 +194,7 @@ export const startGateway = (
     }
     const held = reserved.value
     const priceNow = (u: Usage) => {
-      const p = Wire.priceOf(info!.provider, info!.model, u, at)
+      const p = priceOf(info!.provider, info!.model, u, at)
       return Either.isRight(p) ? p.right : 0n
     }
     const settle = async (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => {

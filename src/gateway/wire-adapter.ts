@@ -1,10 +1,13 @@
 // The provider wire reading the server uses today, written against the contract in wire/types.ts:
-// request fields, usage from answers and SSE streams, refusal bodies and prices. Deliberately small:
-// input tokens are estimated at 4 characters a token rather than by the shared regex estimate, and
-// there is no user price file yet (docs/gateway.md, "Not yet"); the server imports only `Wire`, so
+// request fields, usage from answers and SSE streams, refusal bodies and prices. Input tokens are
+// estimated by YEA's shared regex estimate (SPEC §8, src/yea/lens/estimate.ts) over the request's
+// text as JSON: its punctuation counts too, which errs high, the safe side for a worst case. The
+// output relayed by a stream without usage is still estimated at 4 characters a token (the meter
+// counts characters, not text). The user price file is src/gateway/prices.ts; the server imports only `Wire`, so
 // the finer modules planned under wire/ and price/ replace it with one edit here.
 import { calcPrice } from "@pydantic/genai-prices"
 import { Either } from "effect"
+import { est } from "../yea/lens/estimate.js"
 import type { MakeStreamMeter, NoPrice, PriceOf, Provider, ReadRequest, ReadUsage, RequestInfo, Route, Usage } from "./wire/types.js"
 
 const providerOf = (route: Route): Provider => (route === "anthropic.messages" ? "anthropic" : "openai")
@@ -43,7 +46,7 @@ export const readRequest: ReadRequest = (route, body) => {
     model: json.model,
     stream,
     maxOutputTokens: typeof max === "number" ? max : undefined,
-    inputTokensEstimate: tokensOfText(text.length),
+    inputTokensEstimate: est(text),
     upstreamBody
   }
   return Either.right(info)
