@@ -12,7 +12,7 @@ import OpenAI from "openai"
 import { Wire } from "../../src/gateway/wire-adapter.js"
 import { runCli, spawnMandate } from "../support/cli.js"
 import { dropSchema, pgReachable, uniqueSchema } from "../store-pg-writ/support.js"
-import { type FakeUpstream, startFake } from "./fake-upstream.js"
+import { type FakeUpstream, heldBurst, startFake } from "./fake-upstream.js"
 
 const dir = mkdtempSync(join(tmpdir(), "gw-cli-"))
 const MODEL = "gpt-4o-mini"
@@ -128,21 +128,13 @@ describe.skipIf(!up)("two gateway processes on one PostgreSQL budget", () => {
     const store = `postgres://postgres@127.0.0.1:5432/test#${schema}`
     const args = ["--upstream", fake.url, "--port", "0", "--store", store, "--budget", usd(worst * 10n + worst / 2n)]
     const [a, b] = await Promise.all([startGateway(args), startGateway(args)])
-    let release!: () => void
-    fake.behaviour.hold = new Promise<void>((r) => (release = r))
-    const before = fake.calls.length
     const refused: Array<string> = []
     let answered = 0
-    const all = Array.from({ length: 50 }, (_, i) =>
+    const reached = await heldBurst(fake, 50, (i) =>
       openai(i % 2 === 0 ? a : b, "k-shared").chat.completions.create(BODY).then(
         () => { answered++ },
         (e: InstanceType<typeof OpenAI.APIError>) => { refused.push(String(e.code)) }
       ))
-    while (refused.length + (fake.calls.length - before) < 50) await new Promise((r) => setTimeout(r, 5))
-    release()
-    await Promise.all(all)
-    fake.behaviour.hold = undefined
-    const reached = fake.calls.length - before
     expect(reached).toBeLessThanOrEqual(10)
     expect(reached).toBeGreaterThan(0)
     expect(answered).toBe(reached)

@@ -107,3 +107,21 @@ export const startFake = async (): Promise<FakeUpstream> => {
     })
   }
 }
+
+/**
+ * Sends `n` requests at once with the fake's answers held until every request has either reached
+ * it or been answered (refused) by the gateway, then releases them: so every reserve happens
+ * before any settlement. Resolves with how many reached the upstream, once all have ended.
+ */
+export const heldBurst = async (fake: FakeUpstream, n: number, send: (i: number) => Promise<unknown>): Promise<number> => {
+  let release!: () => void
+  fake.behaviour.hold = new Promise<void>((r) => (release = r))
+  const before = fake.calls.length
+  let ended = 0
+  const all = Array.from({ length: n }, (_, i) => send(i).finally(() => { ended++ }))
+  while (ended + (fake.calls.length - before) < n) await new Promise((r) => setTimeout(r, 5))
+  release()
+  await Promise.all(all)
+  fake.behaviour.hold = undefined
+  return fake.calls.length - before
+}

@@ -15,7 +15,7 @@ import { limitKey } from "../../src/gateway/budget.js"
 import { sha256Hex } from "../../src/gateway/http.js"
 import { type CallRecord, type Gateway, startGateway } from "../../src/gateway/server.js"
 import { Wire } from "../../src/gateway/wire-adapter.js"
-import { type FakeUpstream, startFake } from "./fake-upstream.js"
+import { type FakeUpstream, heldBurst, startFake } from "./fake-upstream.js"
 
 const dir = mkdtempSync(join(tmpdir(), "gw-"))
 let fake: FakeUpstream
@@ -152,21 +152,13 @@ describe("gateway budgets under concurrency and real spend", () => {
       upstreams: { openai: fake.url }, upstreamKeys: {}, lookup: () => Effect.succeed(undefined),
       defaultBudget: { limit: worst * 10n + worst / 2n }, onCall: (r) => records2.push(r)
     }, rt2, { port: 0 })
-    let release!: () => void
-    fake.behaviour.hold = new Promise<void>((r) => (release = r))
-    const before = fake.calls.length
     const statuses: Array<number> = []
-    const all = Array.from({ length: 50 }, () =>
+    const reached = await heldBurst(fake, 50, () =>
       fetch(`${g2.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer k-conc", "content-type": "application/json" }, body: JSON.stringify(body) })
         .then(async (r) => {
           statuses.push(r.status)
           await r.text()
         }))
-    await waitFor(() => statuses.length + (fake.calls.length - before) >= 50)
-    release()
-    await Promise.all(all)
-    fake.behaviour.hold = undefined
-    const reached = fake.calls.length - before
     expect(reached).toBeLessThanOrEqual(10)
     expect(reached).toBeGreaterThan(0)
     expect(statuses.filter((s) => s === 402).length).toBe(50 - reached)

@@ -17,7 +17,7 @@ import {
 import { type CallRecord, type Gateway, startGateway } from "../../src/gateway/server.js"
 import { Wire } from "../../src/gateway/wire-adapter.js"
 import { RandomBytes } from "../../src/kernel/index.js"
-import { type FakeUpstream, startFake } from "./fake-upstream.js"
+import { type FakeUpstream, heldBurst, startFake } from "./fake-upstream.js"
 
 const dir = mkdtempSync(join(tmpdir(), "gw-keys-"))
 const file = join(dir, "gw.db")
@@ -59,12 +59,9 @@ afterAll(async () => {
 
 /** 50 concurrent first requests spread over `secrets`, answers held until all have arrived or been refused. */
 const burst = async (secrets: ReadonlyArray<string>) => {
-  let release!: () => void
-  fake.behaviour.hold = new Promise<void>((r) => (release = r))
-  const before = fake.calls.length
   const recordsBefore = records.length
   const statuses: Array<number> = []
-  const all = Array.from({ length: 50 }, (_, i) =>
+  const reached = await heldBurst(fake, 50, (i) =>
     openai(secrets[i % secrets.length]!).chat.completions.create(BODY).then(
       () => statuses.push(200),
       (e: InstanceType<typeof OpenAI.APIError>) => {
@@ -72,13 +69,18 @@ const burst = async (secrets: ReadonlyArray<string>) => {
         expect(e.code).toBe("gateway/budget_exhausted")
       }
     ))
-  await waitFor(() => statuses.length + (fake.calls.length - before) >= 50)
-  release()
-  await Promise.all(all)
-  fake.behaviour.hold = undefined
   await waitFor(() => records.length - recordsBefore === 50)
   const mine = records.slice(recordsBefore)
-  return { reached: fake.calls.length - before, statuses, charged: mine.reduce((a, r) => a + r.charged, 0n) }
+  return { reached, statuses, charged: mine.reduce((a, r) => a + r.charged, 0n) }
+}
+
+/** `secret`'s call is refused with `status` and `code`, and the upstream is not called. */
+const refusedUnsent = async (secret: string, status: number, code: string, body: object = BODY) => {
+  const before = fake.calls.length
+  const e = await errorOf(openai(secret).chat.completions.create(body as typeof BODY))
+  expect(e?.status).toBe(status)
+  expect(e?.code).toBe(code)
+  expect(fake.calls.length).toBe(before)
 }
 
 describe("gateway keys, users and teams", () => {
@@ -114,13 +116,8 @@ describe("gateway keys, users and teams", () => {
     await run(setUser({ name: "di", team_name: "ops", budget_micro: worst * 100n, period: null }))
     const viaUser = await run(createKey({ user: "di", budget: { limit: worst * 100n } }))
     const k = await run(createKey({ team: "ops", budget: { limit: worst * 100n } }))
-    const u = await errorOf(openai(viaUser.secret).chat.completions.create(BODY))
-    expect(u?.status).toBe(402)
-    const before = fake.calls.length
-    const e = await errorOf(openai(k.secret).chat.completions.create(BODY))
-    expect(e?.status).toBe(402)
-    expect(e?.code).toBe("gateway/budget_exhausted")
-    expect(fake.calls.length).toBe(before)
+    await refusedUnsent(viaUser.secret, 402, "gateway/budget_exhausted")
+    await refusedUnsent(k.secret, 402, "gateway/budget_exhausted")
   })
 
   it("rotation: the new secret works and keeps the key's spend; the old one is refused as revoked", async () => {
@@ -142,31 +139,20 @@ describe("gateway keys, users and teams", () => {
     const k = await run(createKey({ budget: { limit: worst * 3n } }))
     await run(revokeKey(k.id))
     await run(revokeKey(k.id))
-    const before = fake.calls.length
-    const e = await errorOf(openai(k.secret).chat.completions.create(BODY))
-    expect(e?.status).toBe(401)
-    expect(e?.code).toBe("gateway/key_revoked")
-    expect(fake.calls.length).toBe(before)
+    await refusedUnsent(k.secret, 401, "gateway/key_revoked")
     const rot = await run(Effect.flip(rotateKey(k.id)))
     expect(rot).toMatchObject({ _tag: "GatewayKeysError", code: "gateway/key_revoked" })
   })
 
   it("a model not on the key's allow list: 403 gateway/model_not_allowed, no upstream call", async () => {
     const k = await run(createKey({ budget: { limit: worst * 3n }, models: ["gpt-4o"] }))
-    const before = fake.calls.length
-    const e = await errorOf(openai(k.secret).chat.completions.create(BODY))
-    expect(e?.status).toBe(403)
-    expect(e?.code).toBe("gateway/model_not_allowed")
-    expect(fake.calls.length).toBe(before)
+    await refusedUnsent(k.secret, 403, "gateway/model_not_allowed")
   })
 
   it("a worst case above the per-call ceiling: 402 gateway/call_ceiling, no upstream call; a smaller call passes", async () => {
     const k = await run(createKey({ budget: { limit: worst * 100n }, ceiling: worst - 1n }))
+    await refusedUnsent(k.secret, 402, "gateway/call_ceiling")
     const before = fake.calls.length
-    const e = await errorOf(openai(k.secret).chat.completions.create(BODY))
-    expect(e?.status).toBe(402)
-    expect(e?.code).toBe("gateway/call_ceiling")
-    expect(fake.calls.length).toBe(before)
     await openai(k.secret).chat.completions.create({ ...BODY, max_tokens: 10 })
     expect(fake.calls.length).toBe(before + 1)
   })
