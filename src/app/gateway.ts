@@ -28,7 +28,7 @@ export const gatewayStores = (where: string): Layer.Layer<Reservations | Gateway
 }
 
 /** Runs key administration (`mandate gateway keys|users|teams`) on the store at `where`. */
-export const withGatewayKeys = <A, E>(where: string, eff: Effect.Effect<A, E, GatewayKeyStore | RandomBytes>): Effect.Effect<A, E | StoreError> =>
+export const withGatewayKeys = <A, E>(where: string, eff: Effect.Effect<A, E, GatewayKeyStore | Reservations | RandomBytes>): Effect.Effect<A, E | StoreError> =>
   Effect.provide(eff, Layer.merge(gatewayStores(where), RandomBytes.live))
 
 export interface ServeGatewayOptions {

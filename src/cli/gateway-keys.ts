@@ -6,7 +6,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Schema } from "effect"
 import { withGatewayKeys } from "../app/gateway.js"
 import type { BudgetSpec, Mode, Period } from "../gateway/budget.js"
-import { createKey, type KeyRow, listKeys, listTeams, listUsers, revokeKey, rotateKey, setTeam, setUser } from "../gateway/keys.js"
+import { createKey, type KeyRow, listKeys, spentNow, listTeams, listUsers, revokeKey, rotateKey, setTeam, setUser } from "../gateway/keys.js"
 import { toNanos, Usd } from "../ledger/usd.js"
 import { exitFailed } from "./io.js"
 
@@ -49,10 +49,10 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
 }
 
-const keyJson = (k: KeyRow) => ({
+const keyJson = (k: KeyRow, spent: bigint) => ({
   id: k.id, prefix: k.prefix, name: k.name, user: k.user_name, team: k.team_name, mode: k.mode, models: k.models,
   ceiling_usd: k.ceiling_micro === null ? null : usd(k.ceiling_micro).slice(1), budget_usd: k.budget_micro === null ? null : usd(k.budget_micro).slice(1),
-  period: k.period, created_ms: k.created_ms, revoked_ms: k.revoked_ms
+  period: k.period, spent_usd: usd(spent).slice(1), created_ms: k.created_ms, revoked_ms: k.revoked_ms
 })
 
 const create = Command.make("create", {
@@ -79,19 +79,27 @@ const create = Command.make("create", {
     yield* Console.error(`created ${issued.id} (${issued.prefix}...): the secret above is shown only once`)
   }))).pipe(Command.withDescription("Create a gateway key; prints its secret once on stdout (the store keeps only a hash)"))
 
-const list = Command.make("list", { store, json }, (o) =>
+const timeZone = Options.text("time-zone").pipe(Options.withDefault("UTC"), Options.withDescription("IANA time zone in which the budget periods start (as the gateway's --time-zone)"))
+
+const list = Command.make("list", { store, json, timeZone }, (o) =>
   administer(o.store, Effect.gen(function*() {
-    const keys = yield* withGatewayKeys(o.store, listKeys())
-    if (o.json) return yield* Console.log(JSON.stringify(keys.map(keyJson)))
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: o.timeZone })
+    } catch {
+      return yield* Effect.fail(`unknown time zone ${o.timeZone}`)
+    }
+    const [keys, spent] = yield* withGatewayKeys(o.store, Effect.flatMap(listKeys(), (ks) =>
+      Effect.map(Effect.forEach(ks, (k) => spentNow("key", k.id, k.period, o.timeZone)), (sp) => [ks, sp] as const)))
+    if (o.json) return yield* Console.log(JSON.stringify(keys.map((k, i) => keyJson(k, spent[i]!))))
     if (keys.length === 0) return yield* Console.log("no keys")
     yield* Console.log(table([
-      ["ID", "PREFIX", "NAME", "USER", "TEAM", "MODE", "BUDGET", "PERIOD", "MAX CALL", "MODELS", "STATE"],
-      ...keys.map((k) => [
-        k.id, `${k.prefix}...`, k.name ?? "-", k.user_name ?? "-", k.team_name ?? "-", k.mode, usd(k.budget_micro), k.period ?? "-",
+      ["ID", "PREFIX", "NAME", "USER", "TEAM", "MODE", "BUDGET", "PERIOD", "SPENT", "MAX CALL", "MODELS", "STATE"],
+      ...keys.map((k, i) => [
+        k.id, `${k.prefix}...`, k.name ?? "-", k.user_name ?? "-", k.team_name ?? "-", k.mode, usd(k.budget_micro), k.period ?? "-", usd(spent[i]!),
         usd(k.ceiling_micro), k.models === null ? "any" : k.models.join(","), k.revoked_ms === null ? "active" : "revoked"
       ])
     ]))
-  }))).pipe(Command.withDescription("List the gateway keys (never their secrets)"))
+  }))).pipe(Command.withDescription("List the gateway keys (never their secrets) with what each has spent in its current period"))
 
 const keyId = Args.text({ name: "KEY_ID" }).pipe(Args.withDescription("The key's id (gk-..., as keys list shows it)"))
 

@@ -10,7 +10,8 @@
 import { Context, Effect, Schema } from "effect"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
-import { type BudgetSpec, type Level, type Mode, type Period, UNLIMITED } from "./budget.js"
+import { Reservations } from "../accounting/reservations.js"
+import { type BudgetSpec, type Level, limitKey, type Mode, type Period, UNLIMITED } from "./budget.js"
 import { sha256Hex } from "./http.js"
 import type { KeyInfo, KeyLookup } from "./server.js"
 
@@ -235,3 +236,14 @@ export const listUsers = Effect.fn("gateway.users.list")(function*() {
 export const listTeams = Effect.fn("gateway.teams.list")(function*() {
   return yield* (yield* GatewayKeyStore).teams()
 })
+
+/**
+ * What a level has spent in its current window (the window its period holds now, in `timeZone`):
+ * committed and failed settlements plus what is held by calls in flight, in micro-USD.
+ */
+export const spentNow = (level: Level["level"], id: string, period: Period | null, timeZone: string) =>
+  Effect.gen(function*() {
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const reservations = yield* Reservations
+    return yield* reservations.used(limitKey({ level, id, budget: { limit: 0n, period: period ?? undefined } }, timeZone, now))
+  })

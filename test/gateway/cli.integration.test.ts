@@ -76,7 +76,7 @@ describe("mandate gateway from the command line", () => {
     expect(secret).toMatch(/^mk-[A-Za-z0-9_-]{43}$/)
     const id = /created (gk-[A-Za-z0-9_-]+)/.exec(created.stderr)![1]!
     const listed = await runCli(["gateway", "keys", "list", "--store", store, "--json"])
-    expect(JSON.parse(listed.stdout)).toMatchObject([{ id, name: "laptop", user: "ann", mode: "enforce" }])
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ id, name: "laptop", user: "ann", mode: "enforce", spent_usd: "0" }])
     expect(listed.stdout).not.toContain(secret)
     expect((await runCli(["gateway", "users", "list", "--store", store, "--json"])).stdout).toContain("\"team\":\"eng\"")
     expect((await runCli(["gateway", "teams", "list", "--store", store])).stdout).toMatch(/eng\s+\$5\s+month/)
@@ -88,6 +88,9 @@ describe("mandate gateway from the command line", () => {
     expect(unknown?.status).toBe(401)
     expect(unknown?.code).toBe("gateway/key_unknown")
     expect((await runCli(["gateway", "keys", "revoke", id, "--store", store])).stdout.trim()).toBe(`revoked ${id}`)
+    const spent = JSON.parse((await runCli(["gateway", "keys", "list", "--store", store, "--json"])).stdout) as Array<{ spent_usd: string }>
+    expect(Number(spent[0]!.spent_usd)).toBeGreaterThan(0)
+    expect((await runCli(["gateway", "keys", "list", "--store", store])).stdout).toMatch(new RegExp(`${id}.*\\$0\\.0`))
     const revoked = await openai(url, secret).chat.completions.create(BODY).then(() => undefined, (e: InstanceType<typeof OpenAI.APIError>) => e)
     expect(revoked?.code).toBe("gateway/key_revoked")
 
@@ -99,7 +102,8 @@ describe("mandate gateway from the command line", () => {
       [["keys", "rotate", "gk-none", "--store", store], "gateway/key_not_found"],
       [["keys", "rotate", id, "--store", store], "gateway/key_revoked"],
       [["users", "set", "bo", "--team", "none", "--store", store], "gateway/team_not_found"],
-      [["keys", "list", "--store", join(dir, "no-such-dir", "x.db")], "mandate/store_unavailable"]
+      [["keys", "list", "--store", join(dir, "no-such-dir", "x.db")], "mandate/store_unavailable"],
+      [["keys", "list", "--store", store, "--time-zone", "Mars/Olympus"], "mandate/usage"]
     ]
     for (const [args, code] of refusals) {
       const r = await runCli(["gateway", ...args])
