@@ -3,11 +3,13 @@
 // once, alone on stdout, when it is created or rotated; the store keeps only its SHA-256. A failure
 // prints `error: CODE: message` on stderr and exits 1.
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option, Schema } from "effect"
+import { Console, Effect, Option } from "effect"
 import { withGatewayKeys } from "../app/gateway.js"
 import type { BudgetSpec, Mode, Period } from "../gateway/budget.js"
-import { createKey, type KeyRow, listKeys, spentNow, listTeams, listUsers, revokeKey, rotateKey, setTeam, setUser } from "../gateway/keys.js"
-import { toNanos, Usd } from "../ledger/usd.js"
+import type { StoreError } from "../accounting/store-error.js"
+import { createKey, type GatewayKeysError, type KeyRow, listKeys, spentNow, listTeams, listUsers, revokeKey, rotateKey, setTeam, setUser } from "../gateway/keys.js"
+import { fromNanos } from "../ledger/usd.js"
+import { timeZoneOf, usdMicro } from "./gateway-input.js"
 import { exitFailed } from "./io.js"
 
 const store = Options.text("store").pipe(Options.withDescription("The gateway's store: a SQLite file or postgres://...#SCHEMA"))
@@ -17,32 +19,20 @@ const json = Options.boolean("json").pipe(Options.withDescription("Print JSON in
 
 const failWith = (code: string, message: string) => Effect.zipRight(Console.error(`error: ${code}: ${message}`), exitFailed)
 
-/** A USD decimal as micro-USD (digits past the sixth are dropped), or a usage failure. */
-const micro = (flag: string, usd: Option.Option<string>): Effect.Effect<bigint | undefined, string> => {
-  if (Option.isNone(usd)) return Effect.succeed(undefined)
-  if (!Schema.is(Usd)(usd.value) || usd.value.startsWith("-")) return Effect.fail(`--${flag} must be a USD decimal, e.g. 5 or 0.25: ${usd.value}`)
-  return Effect.succeed(toNanos(usd.value) / 1000n)
-}
-
 const budgetOf = (limit: bigint | undefined, p: Option.Option<string>): BudgetSpec | undefined =>
   limit === undefined ? undefined : { limit, period: Option.getOrUndefined(p) as Period | undefined }
 
 /** Runs an administration step and reports its failures as `error: CODE: message`. */
-const administer = <A>(where: string, eff: Effect.Effect<A, unknown, never>) => eff.pipe(
-  Effect.catchAll((e: unknown) => {
-    const err = e as { _tag?: string; code?: string; message?: string }
-    if (typeof e === "string") return failWith("mandate/usage", e)
-    if (err._tag === "GatewayKeysError") return failWith(err.code ?? "gateway/error", err.message ?? "")
-    if (err._tag === "StoreError") return failWith("mandate/store_unavailable", `${where}: ${err.message ?? ""}`)
-    return Effect.die(e)
-  })
-)
+const administer = <A>(where: string, eff: Effect.Effect<A, string | GatewayKeysError | StoreError>) =>
+  Effect.catchAll(eff, (e) =>
+    typeof e === "string"
+      ? failWith("mandate/usage", e)
+      : e._tag === "GatewayKeysError"
+      ? failWith(e.code, e.message)
+      : failWith("mandate/store_unavailable", `${where}: ${e.message}`))
 
-const usd = (m: bigint | null) => {
-  if (m === null) return "-"
-  const s = m.toString().padStart(7, "0")
-  return `$${s.slice(0, -6)}.${s.slice(-6)}`.replace(/\.?0+$/, "").replace(/\$$/, "$0")
-}
+/** micro-USD as the project's shortest exact decimal (src/ledger/usd.ts), with a dollar sign. */
+const usd = (m: bigint | null) => (m === null ? "-" : `$${fromNanos(m * 1000n)}`)
 
 const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
@@ -67,8 +57,8 @@ const create = Command.make("create", {
   maxCall: Options.text("max-call").pipe(Options.optional, Options.withDescription("Per-call ceiling on a call's worst-case cost, USD"))
 }, (o) =>
   administer(o.store, Effect.gen(function*() {
-    const limit = yield* micro("budget", o.budget)
-    const ceiling = yield* micro("max-call", o.maxCall)
+    const limit = yield* usdMicro("budget", o.budget)
+    const ceiling = yield* usdMicro("max-call", o.maxCall)
     const models = Option.map(o.models, (m) => m.split(",").map((s) => s.trim()).filter((s) => s.length > 0))
     if (Option.isSome(models) && models.value.length === 0) return yield* Effect.fail("--models names no model")
     const issued = yield* withGatewayKeys(o.store, createKey({
@@ -83,11 +73,7 @@ const timeZone = Options.text("time-zone").pipe(Options.withDefault("UTC"), Opti
 
 const list = Command.make("list", { store, json, timeZone }, (o) =>
   administer(o.store, Effect.gen(function*() {
-    try {
-      new Intl.DateTimeFormat("en", { timeZone: o.timeZone })
-    } catch {
-      return yield* Effect.fail(`unknown time zone ${o.timeZone}`)
-    }
+    yield* timeZoneOf(o.timeZone)
     const [keys, spent] = yield* withGatewayKeys(o.store, Effect.flatMap(listKeys(), (ks) =>
       Effect.map(Effect.forEach(ks, (k) => spentNow("key", k.id, k.period, o.timeZone)), (sp) => [ks, sp] as const)))
     if (o.json) return yield* Console.log(JSON.stringify(keys.map((k, i) => keyJson(k, spent[i]!))))
@@ -128,7 +114,7 @@ const userSet = Command.make("set", {
   team: Options.text("team").pipe(Options.optional, Options.withDescription("The team the user belongs to (mandate gateway teams set)"))
 }, (o) =>
   administer(o.store, Effect.gen(function*() {
-    const limit = yield* micro("budget", o.budget)
+    const limit = yield* usdMicro("budget", o.budget)
     const row = yield* withGatewayKeys(o.store, setUser({
       name: o.name, team_name: Option.getOrNull(o.team), budget_micro: limit ?? null, period: (Option.getOrNull(o.period) as Period | null)
     }))
@@ -150,7 +136,7 @@ export const usersCommand = Command.make("users").pipe(
 
 const teamSet = Command.make("set", { store, name, budget, period }, (o) =>
   administer(o.store, Effect.gen(function*() {
-    const limit = yield* micro("budget", o.budget)
+    const limit = yield* usdMicro("budget", o.budget)
     const row = yield* withGatewayKeys(o.store, setTeam({ name: o.name, budget_micro: limit ?? null, period: (Option.getOrNull(o.period) as Period | null) }))
     yield* Console.log(`team ${row.name}: budget ${usd(row.budget_micro)}${row.period === null ? "" : ` per ${row.period}`}`)
   }))).pipe(Command.withDescription("Create or replace a team: its budget binds every key of its users and its own keys"))

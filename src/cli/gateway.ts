@@ -7,8 +7,7 @@ import { decodePriceFile, withPriceFile } from "../gateway/prices.js"
 import { serveGateway } from "../app/gateway.js"
 import type { Period } from "../gateway/budget.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_OUTPUT_TOKENS } from "../gateway/server.js"
-import { toNanos, Usd } from "../ledger/usd.js"
-import { Schema } from "effect"
+import { timeZoneOf, usdMicro } from "./gateway-input.js"
 import { keysCommand, teamsCommand, usersCommand } from "./gateway-keys.js"
 import { exitFailed } from "./io.js"
 
@@ -43,16 +42,11 @@ export const gatewayCommand = Command.make(
         if (u !== undefined && !/^https?:\/\/[^/]+/.test(u)) return yield* fail(`not an http(s) URL: ${u}`)
       }
       if (o.maxBody < 1 || o.defaultMax < 1) return yield* fail("--max-body-bytes and --default-max-tokens must be at least 1")
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: o.timeZone })
-      } catch {
-        return yield* fail(`unknown time zone ${o.timeZone}`)
-      }
-      let limit: bigint | undefined
-      if (Option.isSome(o.budget)) {
-        if (!Schema.is(Usd)(o.budget.value) || o.budget.value.startsWith("-")) return yield* fail(`--budget must be a USD decimal, e.g. 5 or 0.25: ${o.budget.value}`)
-        limit = toNanos(o.budget.value) / 1000n
-      }
+      const zone = timeZoneOf(o.timeZone)
+      if (Either.isLeft(zone)) return yield* fail(zone.left)
+      const budgetMicro = usdMicro("budget", o.budget)
+      if (Either.isLeft(budgetMicro)) return yield* fail(budgetMicro.left)
+      const limit = budgetMicro.right
       let priceOf: ReturnType<typeof withPriceFile> | undefined
       if (Option.isSome(o.prices)) {
         const fs = yield* FileSystem.FileSystem
@@ -77,7 +71,7 @@ export const gatewayCommand = Command.make(
       return yield* Effect.never
     }).pipe(
       Effect.scoped,
-      Effect.catchTag("StoreError", (e) => Effect.zipRight(Console.error(`error: mandate/store: ${e.message}`), exitFailed))
+      Effect.catchTag("StoreError", (e) => Effect.zipRight(Console.error(`error: mandate/store_unavailable: ${e.message}`), exitFailed))
     )
 ).pipe(
   Command.withDescription("Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)"),

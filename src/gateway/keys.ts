@@ -134,7 +134,6 @@ export const keyInfoOf = (found: KeyWithOwners): KeyInfo => {
   if (team !== undefined && teamBudget !== undefined) levels.push({ level: "team", id: team.name, budget: teamBudget })
   return {
     hash: key.hash,
-    id: key.id,
     mode: key.mode,
     levels,
     models: key.models ?? undefined,

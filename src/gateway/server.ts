@@ -24,8 +24,6 @@ import type { PriceOf, Provider, RequestInfo, Route, Usage } from "./wire/types.
 /** What the gateway knows of a key (by its SHA-256 hex). */
 export interface KeyInfo {
   readonly hash: string
-  /** The key's stable id (keys from the store; a rotated key keeps it). */
-  readonly id?: string | undefined
   readonly mode: Mode
   /** Every level that applies (key, user, team); each must hold. */
   readonly levels: ReadonlyArray<Level>

@@ -53,15 +53,26 @@ export const makeGatewayKeyStore = (
     keys: () =>
       op("list", Effect.flatMap(sql`SELECT ${sql.literal(KEY_COLUMNS)} FROM gateway_keys ORDER BY created_ms, id`, (rows) => Effect.forEach(rows, (r) => decodeKey(r)))),
     keyById: (id) => op("byId", Effect.flatMap(sql`SELECT ${sql.literal(KEY_COLUMNS)} FROM gateway_keys WHERE id = ${id}`, oneKey)),
+    // The call path's one read: the key with its user and its team (its own, else its user's).
     byHash: (hash) =>
-      op("lookup", Effect.gen(function*() {
-        const key = yield* Effect.flatMap(sql`SELECT ${sql.literal(KEY_COLUMNS)} FROM gateway_keys WHERE hash = ${hash}`, oneKey)
-        if (key === undefined) return undefined
-        const u = key.user_name === null ? undefined : yield* user(key.user_name)
-        const teamName = key.team_name ?? u?.team_name ?? null
-        const t = teamName === null ? undefined : yield* team(teamName)
-        return { key, user: u, team: t }
-      })),
+      op("lookup", Effect.flatMap(
+        sql`SELECT ${sql.literal(KEY_COLUMNS.split(", ").map((c) => `k.${c}`).join(", "))},
+            u.name AS u_name, u.team_name AS u_team_name, u.budget_micro AS u_budget_micro, u.period AS u_period,
+            t.name AS t_name, t.budget_micro AS t_budget_micro, t.period AS t_period
+          FROM gateway_keys k
+          LEFT JOIN gateway_users u ON u.name = k.user_name
+          LEFT JOIN gateway_teams t ON t.name = COALESCE(k.team_name, u.team_name)
+          WHERE k.hash = ${hash}`,
+        (rows) => {
+          if (rows.length === 0) return Effect.succeed(undefined)
+          const r = rows[0] as Record<string, unknown>
+          return Effect.all({
+            key: decodeKey(r),
+            user: r.u_name === null ? Effect.succeed(undefined) : decodeUser({ name: r.u_name, team_name: r.u_team_name, budget_micro: r.u_budget_micro, period: r.u_period }),
+            team: r.t_name === null ? Effect.succeed(undefined) : decodeTeam({ name: r.t_name, budget_micro: r.t_budget_micro, period: r.t_period })
+          })
+        }
+      )),
     retired: (hash) => op("retired", Effect.map(sql`SELECT 1 AS one FROM gateway_key_retired WHERE hash = ${hash}`, (rows) => rows.length > 0)),
     replaceSecret: (id, oldHash, hash, prefix, atMs) =>
       transaction(op("rotate", Effect.zipRight(

@@ -22,6 +22,7 @@ import { closeSync, constants, openSync } from "node:fs"
 import { Atomic, type AtomicService } from "../../accounting/reservations.js"
 import { StoreError, storeError } from "../../accounting/store-error.js"
 import { runMigrations, type StoreMigrations } from "../sql/migrations.js"
+import { inMemory } from "./in-memory.js"
 import { makeTransaction as makeSqlTransaction, sqliteAbandons, type TransactionDialect } from "../sql/transaction.js"
 
 export type { StoreMigrations } from "../sql/migrations.js"
@@ -70,8 +71,6 @@ const dialect = (filename: string): TransactionDialect => ({
   cached: true
 })
 
-/** Where SQLite keeps no file of its own: nothing to create. */
-const inMemory = (filename: string) => filename === "" || filename === ":memory:" || filename.startsWith("file:")
 
 /** Creates the store file with mode 0600 if it does not exist yet (an existing file is left as it is). */
 const createPrivate = (filename: string): Effect.Effect<void, StoreError> =>

@@ -12,6 +12,7 @@ import type { StoreMigrations } from "../sql/migrations.js"
 import { makeStores, type WritDialect } from "../sql/writ-stores.js"
 import { AdmissionGate } from "../../writ/executor/admission-gate.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
+import { inMemory } from "./in-memory.js"
 import * as GroupCommitLayer from "./group-commit.js"
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.js"
 import * as SqliteReservations from "./reservations.js"
@@ -93,9 +94,6 @@ export interface SqliteWritOptions extends SqliteStoreOptions {
   readonly groupCommit?: GroupCommitOptions
 }
 
-/** Where no other process can open the same database (SQLite's in-memory and URI names). */
-const private_ = (filename: string) => filename === "" || filename === ":memory:" || filename.startsWith("file:")
-
 /**
  * The gate in context with the file's revocation mark (revocation-watch.ts): several `writ serve`
  * processes may share one file, and a revoke any of them records must reach the others' plain
@@ -104,7 +102,8 @@ const private_ = (filename: string) => filename === "" || filename === ":memory:
 const watchedGate = (filename: string): Layer.Layer<AdmissionGate, StoreError, AdmissionGate> =>
   Layer.scoped(AdmissionGate, Effect.gen(function*() {
     const gate = yield* AdmissionGate
-    if (private_(filename)) return gate
+    // No other process can open an in-memory database.
+    if (inMemory(filename)) return gate
     return { ...gate, revocationMark: yield* RevocationWatch.make(filename) }
   }))
 
