@@ -1,46 +1,93 @@
-// `mandate gateway`'s composition root: the store (SQLite file, or postgres://...#SCHEMA for
-// several gateway processes on one budget) under the reservation core and the key store, and the
-// gateway server.
+// `mandate gateway`'s composition root: one store (SQLite file, or postgres://...#SCHEMA for
+// several gateway processes on one budget) under the reservation core, the decision ledger every
+// call is recorded in, the key store and this process's owner lease; the recovery of what killed
+// gateways left reserved; and the gateway server.
+import type { SqlClient } from "@effect/sql"
+import type { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Effect, Layer, type Scope } from "effect"
-import type { Reservations } from "../accounting/reservations.js"
+import { OwnerLease } from "../accounting/owner-lease.js"
+import type { Atomic, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { RandomBytes } from "../kernel/index.js"
 import { GatewayKeyStore, storeLookup } from "../gateway/keys.js"
+import { recoverContinuously } from "../gateway/recovery.js"
 import { type Gateway, type GatewayConfig, startGateway } from "../gateway/server.js"
+import type { LedgerMode } from "../ledger/events.js"
+import type { LedgerError } from "../ledger/reason.js"
+import type { LedgerStore, LedgerWriter } from "../ledger/writer.js"
 import * as PgStore from "../store/postgres/client.js"
-import * as PgReservations from "../store/postgres/reservations.js"
 import { gatewayKeyStoreLayer } from "../store/sql/gateway-keys.js"
+import * as OwnerLeases from "../store/sql/owner-leases.js"
 import * as SqliteStore from "../store/sqlite/client.js"
-import * as SqliteReservations from "../store/sqlite/reservations.js"
-import { parseLocation } from "./ledger-open.js"
+import type { StoreMigrations } from "../store/sql/migrations.js"
+import { initLedger, type OpenOptions, openPgStores, openSqliteStores, parseLocation, writerLayer } from "./ledger-open.js"
 
-/** The gateway's stores at `where` (a SQLite file or postgres://...#SCHEMA): budgets and keys. */
-export const gatewayStores = (where: string): Layer.Layer<Reservations | GatewayKeyStore, StoreError> => {
+export interface GatewayStoreOptions {
+  /** The ledger's name in the store (default "default", what `mandate ledger` opens by default). */
+  readonly ledger?: string
+  /** The mode of a ledger the gateway creates (default local_full); an existing ledger keeps its own. */
+  readonly ledgerMode?: LedgerMode
+  /** A safe_telemetry ledger's key file (default FILE.key beside a SQLite store). */
+  readonly keyFile?: string
+  /** The owner lease period, ms (default 15 s): a killed gateway's calls are recovered once it lapses. */
+  readonly leaseMs?: number
+}
+
+/** What the gateway's stores provide: the reservation core, the ledger (its store and writer), the keys. */
+export type GatewayAdminServices = Reservations | Atomic | LedgerStore | LedgerWriter | GatewayKeyStore | RandomBytes
+
+/** Creates the gateway's ledger when the store has none (two processes may race: the loser opens the winner's). */
+const ensureLedger = (where: string, options: GatewayStoreOptions): Effect.Effect<void, StoreError | LedgerError> => {
   const loc = parseLocation(where)
-  if (loc.store === "sqlite") {
-    return Layer.merge(SqliteReservations.layer, gatewayKeyStoreLayer(SqliteStore.migrate)).pipe(
-      Layer.provide(SqliteStore.layer(loc.file, { synchronous: "normal" }))
-    )
-  }
-  return Layer.merge(PgReservations.layer, gatewayKeyStoreLayer(PgStore.migrate)).pipe(
-    Layer.provide(PgStore.layer({ url: loc.url, ...(loc.schema !== undefined ? { schema: loc.schema } : {}), maxConnections: 8 }))
+  const open: OpenOptions = { ledger: options.ledger ?? "default", synchronous: "normal", ...(options.keyFile !== undefined ? { keyFile: options.keyFile } : {}) }
+  return initLedger(loc, { ...open, mode: options.ledgerMode ?? "local_full" }).pipe(
+    Effect.catchIf((e) => e._tag === "LedgerError" && e.reason === "ledger_exists", () => Effect.void)
   )
 }
 
-/** Runs key administration (`mandate gateway keys|users|teams`) on the store at `where`. */
-export const withGatewayKeys = <A, E>(where: string, eff: Effect.Effect<A, E, GatewayKeyStore | Reservations | RandomBytes>): Effect.Effect<A, E | StoreError> =>
-  Effect.provide(eff, Layer.merge(gatewayStores(where), RandomBytes.live))
+/** The stores at `where` under what `use` builds on them (it may migrate tables of its own: the store's migrate is given). */
+const onStore = <A, E>(
+  where: string,
+  options: GatewayStoreOptions,
+  use: <R>(migrate: (m: StoreMigrations) => Effect.Effect<void, StoreError, R>) => Layer.Layer<A, E, SqlClient.SqlClient | Atomic | RandomBytes | LedgerWriter | Reservations | R>
+): Layer.Layer<A | GatewayAdminServices, E | StoreError | LedgerError> => {
+  const loc = parseLocation(where)
+  const open: OpenOptions = { ledger: options.ledger ?? "default", synchronous: "normal", ...(options.keyFile !== undefined ? { keyFile: options.keyFile } : {}) }
+  const base = loc.store === "sqlite" ? openSqliteStores(loc.file, open) : openPgStores(loc.url, loc.schema, open)
+  const migrate = (loc.store === "sqlite" ? SqliteStore.migrate : PgStore.migrate) as (m: StoreMigrations) => Effect.Effect<void, StoreError, SqliteClient.SqliteClient | PgStore.PgLocation>
+  const withWriter = writerLayer(loc, open).pipe(Layer.provideMerge(Layer.merge(base, RandomBytes.live)))
+  const stores = Layer.provideMerge(Layer.merge(gatewayKeyStoreLayer(migrate), use(migrate)), withWriter) as unknown as Layer.Layer<A | GatewayAdminServices, E | StoreError | LedgerError>
+  return Layer.unwrapEffect(Effect.as(ensureLedger(where, options), stores))
+}
 
-export interface ServeGatewayOptions {
+/** The stores at `where` without an owner lease: what key administration needs (`mandate gateway keys ...`). */
+export const gatewayAdminStores = (where: string, options: GatewayStoreOptions = {}): Layer.Layer<GatewayAdminServices, StoreError | LedgerError> =>
+  onStore(where, options, () => Layer.empty)
+
+/** The gateway's stores at `where` (a SQLite file or postgres://...#SCHEMA), with this process's lease and the recovery sweep. */
+export const gatewayStores = (
+  where: string,
+  options: GatewayStoreOptions = {}
+): Layer.Layer<GatewayAdminServices | OwnerLease, StoreError | LedgerError> =>
+  onStore(where, options, (migrate) =>
+    Layer.scopedDiscard(recoverContinuously).pipe(
+      Layer.provideMerge(OwnerLeases.layer(migrate, { scope: "gateway", ...(options.leaseMs !== undefined ? { ttlMs: options.leaseMs } : {}) }))
+    ))
+
+/** Runs key administration (`mandate gateway keys|users|teams`) on the store at `where`. */
+export const withGatewayKeys = <A, E>(where: string, eff: Effect.Effect<A, E, GatewayAdminServices>): Effect.Effect<A, E | StoreError | LedgerError> =>
+  Effect.provide(eff, gatewayAdminStores(where))
+
+export interface ServeGatewayOptions extends GatewayStoreOptions {
   readonly store: string
   readonly port: number
   readonly host?: string
 }
 
 /** Opens the store and starts the gateway for the life of the scope; keys come from the store unless `config.lookup` says otherwise. */
-export const serveGateway = (config: GatewayConfig, options: ServeGatewayOptions): Effect.Effect<Gateway, StoreError, Scope.Scope> =>
+export const serveGateway = (config: GatewayConfig, options: ServeGatewayOptions): Effect.Effect<Gateway, StoreError | LedgerError, Scope.Scope> =>
   Effect.gen(function*() {
-    const runtime = yield* Layer.toRuntime(Layer.merge(gatewayStores(options.store), RandomBytes.live))
+    const runtime = yield* Layer.toRuntime(gatewayStores(options.store, options))
     const keys = Context.get(runtime.context, GatewayKeyStore)
     const withKeys: GatewayConfig = config.lookup === undefined ? { ...config, lookup: storeLookup(keys) } : config
     return yield* Effect.acquireRelease(

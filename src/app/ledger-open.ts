@@ -8,6 +8,7 @@
 import type { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import type { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer, Option } from "effect"
 import type { DecisionEvents } from "../accounting/decision-events.js"
 import { Atomic, type Reservations } from "../accounting/reservations.js"
@@ -56,30 +57,35 @@ export interface OpenOptions extends KeyOptions {
 
 export type LedgerStores = Reservations | Atomic | LedgerStore | SqlClient.SqlClient
 
-/** Reservations, Atomic, the LedgerStore and the SqlClient of the ledger at `where`. */
-export const openStores = (where: LedgerLocation, options: OpenOptions = {}): Layer.Layer<LedgerStores, StoreError> => {
+/** Reservations, Atomic, the LedgerStore and the SqlClient of a SQLite ledger, with its SqliteClient (for other modules' migrations). */
+export const openSqliteStores = (file: string, options: OpenOptions = {}): Layer.Layer<LedgerStores | SqliteClient.SqliteClient, StoreError> => {
   const ledger = options.ledger ?? "default"
-  if (where.store === "sqlite") {
-    return Layer.mergeAll(SqliteReservations.layer, SqliteLedger.layer(ledger)).pipe(
-      // The Atomic boundary is group commit (group-commit.ts), as for the Writ executor: the atomic
-      // steps of concurrent guarded actions (a reserve with its action, decision and reservation
-      // lines; a settlement with its line) share one BEGIN IMMEDIATE ... COMMIT, each a savepoint
-      // that fails alone, and each caller is answered only after that COMMIT. The chain stays whole:
-      // every append reads the head inside its own step (store/sql/ledger.ts), so a step rolled back
-      // takes its head update with it and the next step chains to what is really stored.
-      // Only Atomic leaves it: the ledger's batcher never stands in for an executor's AdmissionGate.
-      options.groupCommit === false ? Layer.provideMerge(Layer.empty)
-        : Layer.provideMerge(Layer.scoped(Atomic, Effect.map(SqliteGroupCommit.make(), SqliteGroupCommit.atomicOf))),
-      // secure_delete: a settled reservation's deleted row leaves no residue in the file.
-      Layer.provideMerge(SqliteStore.layer(where.file, { synchronous: options.synchronous ?? "full", secureDelete: true }))
-    )
-  }
-  return Layer.mergeAll(PgReservations.layer, PgLedger.layer(ledger)).pipe(
-    Layer.provideMerge(PgStore.layer({ url: where.url, ...(where.schema !== undefined ? { schema: where.schema } : {}), maxConnections: options.maxConnections ?? 4,
+  return Layer.mergeAll(SqliteReservations.layer, SqliteLedger.layer(ledger)).pipe(
+    // The Atomic boundary is group commit (group-commit.ts), as for the Writ executor: the atomic
+    // steps of concurrent guarded actions (a reserve with its action, decision and reservation
+    // lines; a settlement with its line) share one BEGIN IMMEDIATE ... COMMIT, each a savepoint
+    // that fails alone, and each caller is answered only after that COMMIT. The chain stays whole:
+    // every append reads the head inside its own step (store/sql/ledger.ts), so a step rolled back
+    // takes its head update with it and the next step chains to what is really stored.
+    // Only Atomic leaves it: the ledger's batcher never stands in for an executor's AdmissionGate.
+    options.groupCommit === false ? Layer.provideMerge(Layer.empty)
+      : Layer.provideMerge(Layer.scoped(Atomic, Effect.map(SqliteGroupCommit.make(), SqliteGroupCommit.atomicOf))),
+    // secure_delete: a settled reservation's deleted row leaves no residue in the file.
+    Layer.provideMerge(SqliteStore.layer(file, { synchronous: options.synchronous ?? "full", secureDelete: true }))
+  )
+}
+
+/** The same on PostgreSQL, with its PgLocation (for other modules' migrations). */
+export const openPgStores = (url: string, schema: string | undefined, options: OpenOptions = {}): Layer.Layer<LedgerStores | PgStore.PgLocation, StoreError> =>
+  Layer.mergeAll(PgReservations.layer, PgLedger.layer(options.ledger ?? "default")).pipe(
+    Layer.provideMerge(PgStore.layer({ url, ...(schema !== undefined ? { schema } : {}), maxConnections: options.maxConnections ?? 4,
       // Waiting for a pooled connection counts against this too: many guarded actions queue for few connections.
       connectTimeoutMs: 120_000 }))
   )
-}
+
+/** Reservations, Atomic, the LedgerStore and the SqlClient of the ledger at `where`. */
+export const openStores = (where: LedgerLocation, options: OpenOptions = {}): Layer.Layer<LedgerStores, StoreError> =>
+  where.store === "sqlite" ? openSqliteStores(where.file, options) : openPgStores(where.url, where.schema, options)
 
 /** The key file beside a SQLite ledger (FILE.key); a PostgreSQL ledger has none by default. */
 export const keyFileBeside = (where: LedgerLocation): string | undefined => (where.store === "sqlite" ? `${where.file}.key` : undefined)
@@ -130,7 +136,7 @@ const moveStoredKeyOut = (where: LedgerLocation, options: OpenOptions) =>
   })
 
 /** The writer of the ledger in context, its key (if safe_telemetry) found as `options` say. */
-const writerLayer = (where: LedgerLocation, options: OpenOptions): Layer.Layer<LedgerWriter, StoreError | LedgerError, LedgerStores> =>
+export const writerLayer = (where: LedgerLocation, options: OpenOptions): Layer.Layer<LedgerWriter, StoreError | LedgerError, LedgerStores> =>
   Layer.effect(LedgerWriter, Effect.zipRight(moveStoredKeyOut(where, options), makeWriter)).pipe(Layer.provide(keyLayer(where, options)))
 
 /** The stores plus the writer of an existing ledger and live randomness: what a guard needs. */

@@ -7,6 +7,7 @@ import { Console, Effect, Option } from "effect"
 import { withGatewayKeys } from "../app/gateway.js"
 import type { BudgetSpec, Mode, Period } from "../gateway/budget.js"
 import type { StoreError } from "../accounting/store-error.js"
+import type { LedgerError } from "../ledger/reason.js"
 import { createKey, type GatewayKeysError, type KeyRow, listKeys, spentNow, listTeams, listUsers, revokeKey, rotateKey, setTeam, setUser } from "../gateway/keys.js"
 import { fromNanos } from "../ledger/usd.js"
 import { timeZoneOf, usdMicro } from "./gateway-input.js"
@@ -23,12 +24,15 @@ const budgetOf = (limit: bigint | undefined, p: Option.Option<string>): BudgetSp
   limit === undefined ? undefined : { limit, period: Option.getOrUndefined(p) as Period | undefined }
 
 /** Runs an administration step and reports its failures as `error: CODE: message`. */
-const administer = <A>(where: string, eff: Effect.Effect<A, string | GatewayKeysError | StoreError>) =>
+const administer = <A>(where: string, eff: Effect.Effect<A, string | GatewayKeysError | StoreError | LedgerError>) =>
   Effect.catchAll(eff, (e) =>
     typeof e === "string"
       ? failWith("mandate/usage", e)
       : e._tag === "GatewayKeysError"
       ? failWith(e.code, e.message)
+      // The ledger the calls are recorded in (e.g. a safe_telemetry ledger's key not found): its own reason.
+      : e._tag === "LedgerError"
+      ? failWith(e.reason, `${where}: ${e.detail}`)
       : failWith("mandate/store_unavailable", `${where}: ${e.message}`))
 
 /** micro-USD as the project's shortest exact decimal (src/ledger/usd.ts), with a dollar sign. */

@@ -27,11 +27,15 @@ const defaultMax = Options.integer("default-max-tokens").pipe(Options.withDefaul
 
 const prices = Options.file("prices").pipe(Options.optional, Options.withDescription("JSON price file ({models: [{provider, model, input, output, cached_input}]}, USD per million tokens) over @pydantic/genai-prices"))
 
+const ledger = Options.text("ledger").pipe(Options.withDefault("default"), Options.withDescription("The ledger (in the store) every call is recorded in; `mandate ledger ... --ledger NAME` reads it"))
+const ledgerMode = Options.choice("ledger-mode", ["local_full", "safe_telemetry"]).pipe(Options.withDefault("local_full" as const), Options.withDescription("The mode of a ledger the gateway creates (an existing ledger keeps its own); safe_telemetry keeps its key in FILE.key beside a SQLite store"))
+const lease = Options.integer("lease").pipe(Options.withDefault(15), Options.withDescription("Seconds: this process's owner lease; a killed gateway's in-flight calls are settled by another (or the restarted) gateway once its lease lapses"))
+
 const fail = (message: string) => Effect.zipRight(Console.error(`error: mandate/usage: ${message}`), exitFailed)
 
 export const gatewayCommand = Command.make(
   "gateway",
-  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax, prices },
+  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax, prices, ledger, ledgerMode, lease },
   (o) =>
     Effect.gen(function*() {
       const openai = Option.getOrUndefined(Option.orElse(o.openaiUpstream, () => o.upstream))
@@ -42,6 +46,7 @@ export const gatewayCommand = Command.make(
         if (u !== undefined && !/^https?:\/\/[^/]+/.test(u)) return yield* fail(`not an http(s) URL: ${u}`)
       }
       if (o.maxBody < 1 || o.defaultMax < 1) return yield* fail("--max-body-bytes and --default-max-tokens must be at least 1")
+      if (o.lease < 1 || o.lease > 3600) return yield* fail("--lease must be between 1 and 3600 seconds")
       const zone = timeZoneOf(o.timeZone)
       if (Either.isLeft(zone)) return yield* fail(zone.left)
       const budgetMicro = usdMicro("budget", o.budget)
@@ -66,12 +71,16 @@ export const gatewayCommand = Command.make(
         defaultMaxOutputTokens: o.defaultMax,
         timeZone: o.timeZone,
         priceOf
-      }, { store: o.store.value, port: o.port, host: o.host })
+      }, { store: o.store.value, port: o.port, host: o.host, ledger: o.ledger, ledgerMode: o.ledgerMode, leaseMs: o.lease * 1000 })
       yield* Console.log(gw.url)
       return yield* Effect.never
     }).pipe(
       Effect.scoped,
-      Effect.catchTag("StoreError", (e) => Effect.zipRight(Console.error(`error: mandate/store_unavailable: ${e.message}`), exitFailed))
+      Effect.catchTags({
+        StoreError: (e) => Effect.zipRight(Console.error(`error: mandate/store_unavailable: ${e.message}`), exitFailed),
+        // The ledger the calls go to cannot be opened (e.g. a safe_telemetry key not found): its reason.
+        LedgerError: (e) => Effect.zipRight(Console.error(`error: ${e.reason}: ${e.detail}`), exitFailed)
+      })
     )
 ).pipe(
   Command.withDescription("Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)"),

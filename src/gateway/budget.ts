@@ -1,14 +1,11 @@
-// Budgets on the shared reservation core (src/accounting): a call's worst-case cost is reserved,
-// in integer micro-USD, on every level that applies to its key (key, user, team) in ONE reserve, so
-// the all-or-nothing check and the draw are atomic across processes on a SQL store; the answer's
-// real usage then settles it (more than reserved is charged in full and reported as overrun).
+// Budget levels and their reset windows. A call's worst case is reserved on every level that applies
+// to its key (key, user, team) in ONE reserve of the shared reservation core, through the ledger's
+// guard (guarded-call.ts), so the all-or-nothing check and the draw are atomic across processes on
+// a SQL store; the answer's real usage settles it (more than reserved is charged in full, overrun).
 //
-// A limit key names its level, the level's id (a key's SHA-256, never the key) and the window of
-// its reset period, computed from the Clock in the budget's time zone: a new window is a new key,
-// so nothing has to be reset by a job.
-import { Clock, Effect } from "effect"
-import { type LimitExhausted, type LimitSpec, Reservations, type SettleError, type Settled } from "../accounting/reservations.js"
-import type { StoreError } from "../accounting/store-error.js"
+// A limit key names the level, its id (a key's stable id, or the hash of a key the store does not
+// know, never the key) and the window of its reset period, computed from the Clock in the budget's
+// time zone: a new window is a new key, so nothing has to be reset by a job.
 
 export type Period = "hour" | "day" | "week" | "month"
 export type Mode = "enforce" | "shadow" | "recommend"
@@ -26,10 +23,8 @@ export interface Level {
   readonly budget: BudgetSpec
 }
 
-/** A lifted limit (shadow, recommend): spend is still accounted on the same keys. */
-const LIFTED = 10n ** 30n
 /** The limit of a level with no budget of its own (a key bound only by its user or team): accounted, never binding. */
-export const UNLIMITED = LIFTED
+export const UNLIMITED = 10n ** 30n
 
 /** The window of `period` holding `nowMs`, as the calendar reads in `timeZone` (an IANA name). */
 export const windowOf = (period: Period | undefined, timeZone: string, nowMs: number): string => {
@@ -48,53 +43,3 @@ export const windowOf = (period: Period | undefined, timeZone: string, nowMs: nu
   return `W${new Date(local - dow * 86_400_000).toISOString().slice(0, 10)}`
 }
 
-export const limitKey = (l: Level, timeZone: string, nowMs: number): string =>
-  `gateway/${l.level}/${l.id}/${windowOf(l.budget.period, timeZone, nowMs)}`
-
-export interface Held {
-  readonly id: string
-  readonly keys: ReadonlyArray<string>
-  readonly amount: bigint
-}
-
-/** Reserves `amount` on every level at once; enforce checks the limits, shadow/recommend lift them. */
-export const reserveCall = (id: string, levels: ReadonlyArray<Level>, amount: bigint, mode: Mode, timeZone: string) =>
-  Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const limits: Array<LimitSpec> = levels.map((l) => ({ key: limitKey(l, timeZone, now), limit: mode === "enforce" ? l.budget.limit : LIFTED, amount }))
-    const reservations = yield* Reservations
-    yield* reservations.reserve({ id, limits, onFailure: "release" })
-    return { id, keys: limits.map((l) => l.key), amount } satisfies Held
-  })
-
-export type ReserveCallError = LimitExhausted | StoreError
-
-/**
- * A settlement of the gateway's own reservation: the server holds the only handle to it, so a
- * missing, settled or invalid reservation is a bug here, not a caller's input, and dies.
- */
-const settling = (
-  step: Effect.Effect<Settled, SettleError, Reservations>
-): Effect.Effect<Settled, StoreError, Reservations> =>
-  step.pipe(
-    Effect.catchTags({
-      ReservationNotFound: (e) => Effect.die(e),
-      ReservationSettled: (e) => Effect.die(e),
-      SettlementInvalid: (e) => Effect.die(e)
-    })
-  )
-
-/** Every level charged the same amount. */
-const charge = (held: Held, actual: bigint) => Object.fromEntries(held.keys.map((k) => [k, actual]))
-
-/** Settles on the real cost: every level is charged `actual` (overrun reported by the core). */
-export const commitCall = (held: Held, actual: bigint): Effect.Effect<Settled, StoreError, Reservations> =>
-  settling(Effect.flatMap(Reservations, (r) => r.commit(held.id, charge(held, actual))))
-
-/** Gives everything back (an upstream error that was not billed). */
-export const releaseCall = (held: Held): Effect.Effect<Settled, StoreError, Reservations> =>
-  settling(Effect.flatMap(Reservations, (r) => r.release(held.id)))
-
-/** A failed call that was billed (partial stream output): `actual` stays consumed. */
-export const failCall = (held: Held, actual: bigint): Effect.Effect<Settled, StoreError, Reservations> =>
-  settling(Effect.flatMap(Reservations, (r) => r.settleFailure(held.id, charge(held, actual))))

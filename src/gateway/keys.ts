@@ -11,7 +11,9 @@ import { Context, Effect, Schema } from "effect"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import { Reservations } from "../accounting/reservations.js"
-import { type BudgetSpec, type Level, limitKey, type Mode, type Period, UNLIMITED } from "./budget.js"
+import { LedgerWriter } from "../ledger/writer.js"
+import { type BudgetSpec, type Level, type Mode, type Period, UNLIMITED } from "./budget.js"
+import { levelKey, NANOS_PER_MICRO } from "./guarded-call.js"
 import { sha256Hex } from "./http.js"
 import type { KeyInfo, KeyLookup } from "./server.js"
 
@@ -244,5 +246,9 @@ export const spentNow = (level: Level["level"], id: string, period: Period | nul
   Effect.gen(function*() {
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     const reservations = yield* Reservations
-    return yield* reservations.used(limitKey({ level, id, budget: { limit: 0n, period: period ?? undefined } }, timeZone, now))
+    const writer = yield* LedgerWriter
+    const key = levelKey({ level, id, budget: { limit: 0n, period: period ?? undefined } }, writer.limitNamespace, timeZone, now)
+    // The ledger's draws count nano-USD; a call is priced in whole micro-USD, so this is exact.
+    return (yield* reservations.used(key)) / NANOS_PER_MICRO
   })
+

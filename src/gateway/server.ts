@@ -12,10 +12,17 @@
 // nothing.
 import * as http from "node:http"
 import { Cause, Clock, Effect, Either, Exit, Runtime } from "effect"
-import type { Reservations, Settled } from "../accounting/reservations.js"
+import { OwnerLease } from "../accounting/owner-lease.js"
+import type { Atomic, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
-import { type BudgetSpec, commitCall, failCall, type Held, type Level, type Mode, releaseCall, reserveCall } from "./budget.js"
+import type { EventBody } from "../ledger/events.js"
+import { GuardAbort, makeGuard, type RunResult } from "../ledger/guard.js"
+import type { Cost } from "../ledger/model.js"
+import { toNanos } from "../ledger/usd.js"
+import { LedgerWriter, type LedgerWriterService } from "../ledger/writer.js"
+import type { BudgetSpec, Level, Mode } from "./budget.js"
+import { callAction, type CallFacts, callPolicy, costOf, NANOS_PER_MICRO, refusalOf, runOf, UpstreamFailedAfterOutput } from "./guarded-call.js"
 import { headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
 import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
 import { Wire } from "./wire-adapter.js"
@@ -92,10 +99,13 @@ export interface Gateway {
   readonly close: () => Promise<void>
 }
 
+/** What the gateway's Effects need: the reservation core and the ledger on one store, and its owner lease. */
+export type GatewayServices = Reservations | Atomic | LedgerWriter | OwnerLease | RandomBytes
+
 /** Starts the gateway on `host:port`; the Effects it runs take their services from `runtime`. */
 export const startGateway = (
   config: GatewayConfig,
-  runtime: Runtime.Runtime<Reservations | RandomBytes>,
+  runtime: Runtime.Runtime<GatewayServices>,
   listen: { readonly port: number; readonly host?: string }
 ): Promise<Gateway> => {
   const maxBody = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
@@ -103,7 +113,7 @@ export const startGateway = (
   const timeZone = config.timeZone ?? "UTC"
   const priceOf = config.priceOf ?? Wire.priceOf
   const upstreams: Record<Provider, Upstream | undefined> = { openai: upstreamOf(config.upstreams.openai), anthropic: upstreamOf(config.upstreams.anthropic) }
-  const run = <A, E>(eff: Effect.Effect<A, E, Reservations | RandomBytes>) => Runtime.runPromiseExit(runtime)(eff)
+  const run = <A, E>(eff: Effect.Effect<A, E, GatewayServices>) => Runtime.runPromiseExit(runtime)(eff)
   const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
   const nowDate = () => Runtime.runSync(runtime)(Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)))
   const newId = () => Runtime.runSync(runtime)(Effect.flatMap(RandomBytes, (r) => r.bytes(16)).pipe(Effect.map(encodeBase64url)))
@@ -173,41 +183,81 @@ export const startGateway = (
       return refuse("gateway/model_not_allowed", `model ${info.model} is not on this key's allow list`)
     }
     const at = nowDate()
-    const worstUsage: Usage = { inputTokens: info.inputTokensEstimate, outputTokens: info.maxOutputTokens ?? defaultOut, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }
-    const worst = priceOf(info.provider, info.model, worstUsage, at)
-    if (Either.isLeft(worst) && enforce) return refuse("gateway/no_price", `no price is known for ${info.provider} model ${info.model}`)
-    const amount = Either.isRight(worst) ? worst.right : 0n
-    if (keyInfo.ceiling !== undefined && amount > keyInfo.ceiling && enforce) {
-      return refuse("gateway/call_ceiling", `the call's worst case, ${amount} micro-USD, is above this key's per-call ceiling of ${keyInfo.ceiling}`)
+    const nowMs = at.getTime()
+    const maxOut = info.maxOutputTokens ?? defaultOut
+    const worstUsage: Usage = { inputTokens: info.inputTokensEstimate, outputTokens: maxOut, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }
+    const worstPrice = priceOf(info.provider, info.model, worstUsage, at)
+    const worst = Either.isRight(worstPrice) ? worstPrice.right : undefined
+    const facts: CallFacts = {
+      id: `gw-${newId()}`, route, provider: info.provider, model: info.model, stream: info.stream,
+      keyId: keyInfo.levels.find((l) => l.level === "key")?.id ?? keyHash,
+      user: keyInfo.user, team: keyInfo.team, levels: keyInfo.levels, models: keyInfo.models, worst, ceiling: keyInfo.ceiling,
+      inputTokens: info.inputTokensEstimate, maxOutputTokens: maxOut
     }
-    const id = `gw-${newId()}`
-    const reserved = await run(reserveCall(id, keyInfo.levels, amount, mode, timeZone))
-    if (Exit.isFailure(reserved)) {
-      const e = Cause.failureOption(reserved.cause)
-      if (e._tag === "Some" && e.value._tag === "LimitExhausted") {
-        const level = e.value.key.split("/")[1]
-        return refuse("gateway/budget_exhausted", `the ${level} budget does not cover this call's worst case of ${amount} micro-USD`)
+    const action = callAction(facts)
+    const requestInfo = info
+    const priceNow = (u: Usage) => {
+      const p = priceOf(requestInfo.provider, requestInfo.model, u, at)
+      return Either.isRight(p) ? p.right : 0n
+    }
+    // What the forwarded call came to; the guard settles on it (guard.ts runAndSettle).
+    let outcome: { readonly how: "commit" | "release" | "fail"; readonly usage: Usage | undefined; readonly status: number } | undefined
+    const forward = Effect.async<RunResult<number>, GuardAbort | UpstreamFailedAfterOutput>((resume) => {
+      void forwardCall(req, res, up, provider, requestInfo, (how, usage, status) => {
+        outcome = { how, usage, status }
+        const latency = now() - started
+        if (how === "release") resume(Effect.fail(new GuardAbort({ detail: `upstream answered ${status} and billed nothing` })))
+        // A 2xx answer without usage: the worst case stays charged (estimated), never zero.
+        else if (usage === undefined) resume(Effect.succeed({ value: status, actual: { ...action.estimate, latency_ms: latency }, tokens: action.tokens_estimate!, estimated: true }))
+        else {
+          const c = costOf(usage, priceNow(usage), latency)
+          resume(how === "commit"
+            ? Effect.succeed({ value: status, ...c, estimated: usage.estimated })
+            : Effect.fail(new UpstreamFailedAfterOutput({ actual: c.actual, estimated: usage.estimated, status })))
+        }
+        return Promise.resolve()
+      }, config.upstreamKeys[provider])
+    })
+    // The settlement line the guard writes for this call: what the record reports is what the ledger holds.
+    let settlement: Extract<EventBody, { type: "settlement" }> | undefined
+    const program = Effect.gen(function*() {
+      const writer = yield* LedgerWriter
+      const lease = yield* OwnerLease
+      const capturing: LedgerWriterService = {
+        ...writer,
+        append: (bodies) => {
+          for (const b of bodies) if (b.type === "settlement" && b.action_id === facts.id) settlement = b
+          return writer.append(bodies)
+        }
+      }
+      const guard = yield* makeGuard({ mode, policy: callPolicy(facts, writer.limitNamespace, timeZone, nowMs), namespace: "gateway", runId: runOf(facts), owner: lease.owner }).pipe(
+        Effect.provideService(LedgerWriter, capturing)
+      )
+      return yield* guard.guardDetailed(action, forward, {
+        failureSpend: (e) => e.actual as Cost,
+        failureEstimated: (e) => e.estimated
+      })
+    })
+    const exit = await run(program)
+    if (outcome === undefined) {
+      // Not forwarded: refused by the policy, or the store did not answer (enforce never runs unrecorded).
+      const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined
+      if (failure !== undefined && failure._tag === "Some" && (failure.value._tag === "ActionDenied" || failure.value._tag === "DirectiveIssued")) {
+        const r = refusalOf(failure.value.decision, worst, facts)
+        return refuse(r.code, r.message)
       }
       return refuse("gateway/store_unavailable", "the gateway's store did not answer")
     }
-    const held = reserved.value
-    const priceNow = (u: Usage) => {
-      const p = priceOf(info!.provider, info!.model, u, at)
-      return Either.isRight(p) ? p.right : 0n
-    }
-    const settle = async (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => {
-      const charged = how === "release" || usage === undefined ? (how === "commit" ? held.amount : 0n) : priceNow(usage)
-      const exit = await run(how === "commit" ? commitCall(held, charged) : how === "release" ? releaseCall(held) : failCall(held, charged))
-      const settled: Settled | undefined = Exit.isSuccess(exit) ? exit.value : undefined
-      record({
-        decision: "allowed", status, reservation: held.id, reserved: held.amount, charged: how === "release" ? 0n : charged,
-        settlement: how === "commit" ? "committed" : how === "release" ? "released" : "failed",
-        estimated: usage === undefined ? how !== "release" : usage.estimated,
-        overrun: settled === undefined ? 0n : settled.overrun.reduce((a, b) => (b > a ? b : a), 0n),
-        inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0
-      })
-    }
-    return forwardCall(req, res, up, provider, info, held, settle, config.upstreamKeys[provider])
+    const done = outcome
+    const kept = settlement === undefined ? undefined : toNanos(settlement.kept_usd) / NANOS_PER_MICRO
+    record({
+      decision: "allowed", status: done.status, reservation: settlement?.reservation_id, reserved: worst ?? 0n,
+      charged: kept ?? 0n,
+      settlement: settlement === undefined ? "none" : settlement.state,
+      estimated: settlement?.estimated === true || (done.how !== "release" && done.usage === undefined),
+      overrun: settlement?.overrun_usd === undefined ? 0n : toNanos(settlement.overrun_usd) / NANOS_PER_MICRO,
+      inputTokens: done.usage?.inputTokens ?? 0, outputTokens: done.usage?.outputTokens ?? 0
+    })
   }
 
   const server = http.createServer((req, res) => {
@@ -272,7 +322,6 @@ const forwardCall = (
   up: Upstream,
   provider: Provider,
   info: RequestInfo,
-  _held: Held,
   settle: (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => Promise<void>,
   upstreamKey: string | undefined
 ): Promise<void> =>

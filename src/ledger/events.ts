@@ -48,6 +48,11 @@ export const SettlementBody = Schema.Struct({
   /** What the action actually cost (measured, or the conservative estimate on failure). */
   actual: Cost,
   tokens: Schema.optional(TokenUsage),
+  /**
+   * true when `actual` was estimated, not reported by the provider (a stream cut before its usage
+   * chunk, an answer without usage: the gateway, src/gateway/guarded-call.ts). Absent: measured.
+   */
+  estimated: Schema.optional(Schema.Literal(true)),
   /** What stays consumed against the budgets: the actual usage, in full (0 when released). */
   kept_tokens: Amount,
   kept_usd: UsdNonNegative,

@@ -32,6 +32,8 @@ export interface RunResult<A> {
   readonly value: A
   readonly actual: Cost
   readonly tokens?: TokenUsage
+  /** `actual` is an estimate, not the provider's report (recorded on the settlement line). */
+  readonly estimated?: boolean
 }
 
 /** A run fails with this to say it stopped before any external spend: the reservation is released. */
@@ -63,12 +65,14 @@ export interface GuardOptions<E, A = never, R = never> {
   readonly modified?: (action: Action) => Effect.Effect<RunResult<A>, E | GuardAbort, R>
   /** Measured spend of a failed run, when the failure carries it; otherwise the estimate is kept. */
   readonly failureSpend?: (e: E) => Cost | undefined
+  /** Whether the spend `failureSpend` gave is itself an estimate (the failure line says measured: false). */
+  readonly failureEstimated?: (e: E) => boolean
   /** Context for the value estimator (e.g. a task type). */
   readonly context?: string
 }
 
 /** What settling a failed run needs of the options. */
-type Settling<E> = Pick<GuardOptions<E>, "failureSpend">
+type Settling<E> = Pick<GuardOptions<E>, "failureSpend" | "failureEstimated">
 
 const MAX = 2n ** 62n
 
@@ -140,6 +144,7 @@ export const makeGuard = (config: GuardConfig) =>
           yield* writer.append([{
             ...base, state: "committed", reason: over.overrun ? "budget_overrun" : "committed", actual,
             ...(exit.value.tokens !== undefined ? { tokens: exit.value.tokens } : {}),
+            ...(exit.value.estimated === true ? { estimated: true as const } : {}),
             kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")),
             ...over.fields
           }])
@@ -152,6 +157,7 @@ export const makeGuard = (config: GuardConfig) =>
           return
         }
         const measured = Option.isSome(failure) ? options.failureSpend?.(failure.value as E) : undefined
+        const estimated = measured !== undefined && Option.isSome(failure) && options.failureEstimated?.(failure.value as E) === true
         const spend = measured ?? action.estimate
         const kept = keptFor(limits, spend, false)
         const tag = Option.isSome(failure) && typeof failure.value === "object" && failure.value !== null && "_tag" in failure.value
@@ -159,8 +165,8 @@ export const makeGuard = (config: GuardConfig) =>
           : Cause.isInterruptedOnly(exit.cause) ? "Interrupted" : "Defect"
         const settled = yield* reservations.settleFailure(id, kept)
         yield* writer.append([
-          { type: "failure", run_id: runId, action_id: action.id, error: tag, measured: measured !== undefined },
-          { ...base, state: "failed", reason: "failure_settled", actual: spend, kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")), ...overrunFields(settled).fields }
+          { type: "failure", run_id: runId, action_id: action.id, error: tag, measured: measured !== undefined && !estimated },
+          { ...base, state: "failed", reason: "failure_settled", actual: spend, ...(estimated ? { estimated: true as const } : {}), kept_tokens: sumMeasure(limits, kept, "tokens").toString(), kept_usd: fromNanos(sumMeasure(limits, kept, "usd")), ...overrunFields(settled).fields }
         ])
       }))
 

@@ -154,6 +154,7 @@ export const makeSanitizer = (key: TelemetryKey, passthrough: (domain: string, v
           reason: e.reason,
           actual: { ...e.actual },
           ...opt("tokens", e.tokens === undefined ? undefined : { ...e.tokens }),
+          ...opt("estimated", e.estimated),
           kept_tokens: e.kept_tokens,
           kept_usd: e.kept_usd,
           // Amounts, not identifiers: what a settlement took past its limit is kept in every mode.

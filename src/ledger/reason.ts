@@ -14,6 +14,9 @@ export const LedgerReason = Schema.Literal(
   "verification_reserve_protected", // only `verify` actions may draw on the verification reserve
   "value_below_cost", //               the value estimate does not cover the estimated cost
   "directive_issued", //               a policy issued a directive other than allow/deny
+  "model_not_allowed", //              an llm_call for a model its key's allow list does not name (the gateway)
+  "price_unknown", //                  an llm_call whose model has no known price: never let through at cost zero
+  "call_ceiling_exceeded", //          an llm_call whose worst-case cost is above its key's per-call ceiling
   // --- settlements (what became of a reservation) ---
   "committed", //                      the action ran; its actual usage replaced the reservation
   "released_on_abort", //              aborted with no external spend: everything given back
@@ -58,6 +61,9 @@ export const DecisionReason = LedgerReason.pipe(Schema.pickLiteral(
   "verification_reserve_protected",
   "value_below_cost",
   "directive_issued",
+  "model_not_allowed",
+  "price_unknown",
+  "call_ceiling_exceeded",
   // An action whose description does not decode: shadow and recommend record it as a would-refuse
   // with one of these, and run it; enforce refuses it with the same code (guard.ts).
   "invalid_action",

@@ -13,6 +13,9 @@ export interface Behaviour {
   hold: Promise<void> | undefined
   inputTokens: number
   outputTokens: number
+  /** A stream stops after this many chunks until `resume` settles (a call in flight, for a kill). */
+  pauseAfter: number | undefined
+  resume: Promise<void> | undefined
 }
 
 export interface FakeUpstream {
@@ -27,7 +30,7 @@ const sse = (res: http.ServerResponse, data: unknown, event?: string) =>
 
 export const startFake = async (): Promise<FakeUpstream> => {
   const calls: FakeUpstream["calls"] = []
-  const behaviour: Behaviour = { chunks: 3, usage: true, failAfter: undefined, hold: undefined, inputTokens: 10, outputTokens: 5 }
+  const behaviour: Behaviour = { chunks: 3, usage: true, failAfter: undefined, hold: undefined, inputTokens: 10, outputTokens: 5, pauseAfter: undefined, resume: undefined }
   const server = http.createServer((req, res) => {
     const parts: Array<Buffer> = []
     req.on("data", (c: Buffer) => parts.push(c))
@@ -68,6 +71,7 @@ export const startFake = async (): Promise<FakeUpstream> => {
       const text = "word ".repeat(4)
       for (let i = 0; i < b.chunks; i++) {
         if (b.failAfter !== undefined && i === b.failAfter) return res.destroy()
+        if (b.pauseAfter !== undefined && i === b.pauseAfter) await b.resume
         if (req.url === "/v1/chat/completions") sse(res, { id: "c1", object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })
         else if (req.url === "/v1/responses") sse(res, { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: text, sequence_number: i }, "response.output_text.delta")
         else {

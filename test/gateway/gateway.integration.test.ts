@@ -3,7 +3,7 @@
 // upstream call, 50 concurrent first requests against a budget that fits 10, and bad input.
 import Anthropic from "@anthropic-ai/sdk"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, ManagedRuntime } from "effect"
+import { Effect, Either, Layer, ManagedRuntime, Stream } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,10 +11,13 @@ import OpenAI from "openai"
 import { Reservations } from "../../src/accounting/reservations.js"
 import { gatewayStores } from "../../src/app/gateway.js"
 import { RandomBytes } from "../../src/kernel/index.js"
-import { limitKey } from "../../src/gateway/budget.js"
+import { spentNow } from "../../src/gateway/keys.js"
 import { sha256Hex } from "../../src/gateway/http.js"
-import { type CallRecord, type Gateway, startGateway } from "../../src/gateway/server.js"
+import { type CallRecord, type Gateway, type GatewayServices, startGateway } from "../../src/gateway/server.js"
 import { Wire } from "../../src/gateway/wire-adapter.js"
+import { runOf } from "../../src/gateway/guarded-call.js"
+import { toNanos } from "../../src/ledger/usd.js"
+import { LedgerStore } from "../../src/ledger/writer.js"
 import { type FakeUpstream, heldBurst, startFake } from "./fake-upstream.js"
 
 const dir = mkdtempSync(join(tmpdir(), "gw-"))
@@ -22,12 +25,12 @@ let fake: FakeUpstream
 let evil: FakeUpstream
 let gw: Gateway
 let records: Array<CallRecord> = []
-let rt: ManagedRuntime.ManagedRuntime<Reservations | RandomBytes, unknown>
+let rt: ManagedRuntime.ManagedRuntime<GatewayServices | LedgerStore, unknown>
 const MODEL = "gpt-4o-mini"
 const CLAUDE = "claude-3-5-haiku-latest"
 
 const used = (keyText: string) =>
-  rt.runPromise(Effect.flatMap(Reservations, (r) => r.used(limitKey({ level: "key", id: sha256Hex(keyText), budget: { limit: 0n } }, "UTC", 0))))
+  rt.runPromise(spentNow("key", sha256Hex(keyText), null, "UTC"))
 const settledFor = (keyText: string) => records.filter((r) => r.keyHash === sha256Hex(keyText))
 const waitFor = async (cond: () => boolean) => {
   while (!cond()) await new Promise((r) => setTimeout(r, 5))
@@ -282,3 +285,38 @@ describe("gateway bad input: a clear error, no upstream call", () => {
   })
 })
 
+
+describe("every call is a ledger action (seed 003)", () => {
+  it("the ledger's settled sum equals each key's spent amount to the micro-dollar, across every spend case above", async () => {
+    const lines = await rt.runPromise(Effect.flatMap(LedgerStore, (s) => Stream.runCollect(s.lines)))
+    const events = [...lines].map((l) => JSON.parse(l) as Record<string, any>)
+    const keys = ["k-chat", "k-chat-s", "k-resp", "k-ant", "k-conc", "k-over", "k-nousage", "k-fail", "k-leave"]
+    for (const k of keys) {
+      const run = runOf({ keyId: sha256Hex(k) })
+      const settled = events.filter((e) => e.type === "settlement" && e.run_id === run)
+      const actions = events.filter((e) => e.type === "action" && e.run_id === run)
+      // One action line per call the key made, one settlement per call that reserved.
+      // (k-conc's 50 calls went through a second gateway on the same store, recorded apart.)
+      expect(actions.length, k).toBe(k === "k-conc" ? 50 : records.filter((r) => r.keyHash === sha256Hex(k) && r.route !== "openai.models").length)
+      if (k !== "k-conc") expect(settled.length, k).toBe(settledFor(k).filter((r) => r.settlement !== "none").length)
+      const nanos = settled.reduce((a, e) => a + toNanos(e.kept_usd), 0n)
+      expect(nanos % 1000n, k).toBe(0n)
+      expect(nanos / 1000n, k).toBe(await used(k))
+      expect(actions.every((e) => e.action.kind === "llm_call" && e.action.metadata.model !== undefined), k).toBe(true)
+    }
+    // The estimated cases say so on their settlement line; the overrun is recorded as the ledger does.
+    const of = (k: string) => events.filter((e) => e.type === "settlement" && e.run_id === runOf({ keyId: sha256Hex(k) }))
+    expect(of("k-nousage")[0]).toMatchObject({ state: "committed", estimated: true })
+    expect(of("k-fail")[0]).toMatchObject({ state: "failed", reason: "failure_settled", estimated: true })
+    // Past its reservation (not past its $1 budget): charged in full, what it really cost.
+    const overRun = runOf({ keyId: sha256Hex("k-over") })
+    const drawn = events.find((e) => e.type === "reservation" && e.run_id === overRun)!.draws[0].amount as string
+    expect(of("k-over")[0]).toMatchObject({ state: "committed", reason: "committed" })
+    expect(toNanos(of("k-over")[0].kept_usd)).toBeGreaterThan(BigInt(drawn))
+    expect(of("k-chat")[0].estimated).toBeUndefined()
+    // A refusal is a recorded decision too: the key whose budget was spent.
+    const poor = events.filter((e) => e.type === "decision" && e.run_id === runOf({ keyId: sha256Hex("k-poor") }))
+    expect(poor.length).toBeGreaterThan(0)
+    expect(poor.every((e) => e.decision.allowed === false && e.decision.reason === "usd_budget_exhausted")).toBe(true)
+  })
+})

@@ -10,11 +10,11 @@ import { join } from "node:path"
 import OpenAI from "openai"
 import { Reservations } from "../../src/accounting/reservations.js"
 import { gatewayStores } from "../../src/app/gateway.js"
-import { limitKey } from "../../src/gateway/budget.js"
+import { spentNow } from "../../src/gateway/keys.js"
 import {
   createKey, GatewayKeyStore, type GatewayKeysError, listKeys, revokeKey, rotateKey, setTeam, setUser, storeLookup
 } from "../../src/gateway/keys.js"
-import { type CallRecord, type Gateway, startGateway } from "../../src/gateway/server.js"
+import { type CallRecord, type Gateway, type GatewayServices, startGateway } from "../../src/gateway/server.js"
 import { Wire } from "../../src/gateway/wire-adapter.js"
 import { RandomBytes } from "../../src/kernel/index.js"
 import { type FakeUpstream, heldBurst, startFake } from "./fake-upstream.js"
@@ -25,7 +25,7 @@ const MODEL = "gpt-4o-mini"
 const BODY = { model: MODEL, messages: [{ role: "user" as const, content: "hi" }], max_tokens: 100 }
 let fake: FakeUpstream
 let gw: Gateway
-let rt: ManagedRuntime.ManagedRuntime<Reservations | GatewayKeyStore | RandomBytes, unknown>
+let rt: ManagedRuntime.ManagedRuntime<GatewayServices | GatewayKeyStore, unknown>
 const records: Array<CallRecord> = []
 
 const worst = Either.getOrThrow((() => {
@@ -33,9 +33,9 @@ const worst = Either.getOrThrow((() => {
   return Wire.priceOf("openai", MODEL, { inputTokens: info.inputTokensEstimate, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }, new Date(0))
 })())
 
-const run = <A, E>(eff: Effect.Effect<A, E, Reservations | GatewayKeyStore | RandomBytes>) => rt.runPromise(eff)
+const run = <A, E>(eff: Effect.Effect<A, E, GatewayServices | GatewayKeyStore>) => rt.runPromise(eff)
 const used = (level: "key" | "user" | "team", id: string) =>
-  run(Effect.flatMap(Reservations, (r) => r.used(limitKey({ level, id, budget: { limit: 0n } }, "UTC", 0))))
+  run(spentNow(level, id, null, "UTC"))
 const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })
 const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>)
 const waitFor = async (cond: () => boolean) => {

@@ -8,10 +8,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Reservations } from "../../src/accounting/reservations.js"
 import { gatewayStores } from "../../src/app/gateway.js"
-import { limitKey } from "../../src/gateway/budget.js"
+import { spentNow } from "../../src/gateway/keys.js"
 import { sha256Hex } from "../../src/gateway/http.js"
 import { decodePriceFile, withPriceFile } from "../../src/gateway/prices.js"
-import { type Gateway, startGateway } from "../../src/gateway/server.js"
+import { type Gateway, type GatewayServices, startGateway } from "../../src/gateway/server.js"
 import { Wire } from "../../src/gateway/wire-adapter.js"
 import { RandomBytes } from "../../src/kernel/index.js"
 import { est } from "../../src/yea/lens/estimate.js"
@@ -66,7 +66,7 @@ describe("price file", () => {
 describe("the gateway with a price file", () => {
   let fake: FakeUpstream
   let gw: Gateway
-  let rt: ManagedRuntime.ManagedRuntime<Reservations | RandomBytes, unknown>
+  let rt: ManagedRuntime.ManagedRuntime<GatewayServices, unknown>
   beforeAll(async () => {
     fake = await startFake()
     rt = ManagedRuntime.make(Layer.merge(gatewayStores(join(dir, "gw.db")), RandomBytes.live))
@@ -85,8 +85,7 @@ describe("the gateway with a price file", () => {
     })
     expect(r.status).toBe(200)
     await r.text()
-    const key = limitKey({ level: "key", id: sha256Hex("k-house"), budget: { limit: 0n } }, "UTC", 0)
-    const used = () => rt.runPromise(Effect.flatMap(Reservations, (x) => x.used(key)))
+    const used = () => rt.runPromise(spentNow("key", sha256Hex("k-house"), null, "UTC"))
     // The fake answers 10 tokens in, 5 out: 10 x 1 + 5 x 2 micro-USD.
     while ((await used()) !== 20n) await new Promise((res) => setTimeout(res, 5))
     expect(await used()).toBe(20n)
