@@ -178,10 +178,6 @@ export const startGateway = (
     const read = Wire.readRequest(route, body)
     if (Either.isLeft(read)) return refuse(read.left.code, read.left.message, read.left.status)
     info = read.right
-    const enforce = mode === "enforce"
-    if (keyInfo.models !== undefined && !keyInfo.models.includes(info.model) && enforce) {
-      return refuse("gateway/model_not_allowed", `model ${info.model} is not on this key's allow list`)
-    }
     const at = nowDate()
     const nowMs = at.getTime()
     const maxOut = info.maxOutputTokens ?? defaultOut
