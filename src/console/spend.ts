@@ -43,16 +43,27 @@ const writDraw = (name: string): { readonly key: string; readonly unit: string; 
   return { key: name, unit: `writ:${name}`, writ: "?" }
 }
 
+/**
+ * A gateway call's budget label: its model, key, user and team as a local_full line keeps them
+ * ("" in safe_telemetry, whose lines keep no metadata: the call's pseudonymous limit key stands in).
+ */
+const gatewayLabel = (metadata: Readonly<Record<string, unknown>>): string => {
+  const part = (name: string, k: string) => (typeof metadata[k] === "string" ? [`${name} ${metadata[k] as string}`] : [])
+  return [...part("model", "model"), ...part("key", "key"), ...part("user", "user"), ...part("team", "team")].join(" · ")
+}
+
 /** The spend the ledger's lines record, in one pass. */
 export const ledgerSpend = <E>(events: Stream.Stream<LedgerEvent, E>): Effect.Effect<ReadonlyArray<SpendEntry>, E> =>
   Effect.gen(function*() {
     const out: Array<SpendEntry> = []
     const principals = new Map<string, string>()
     const draws = new Map<string, ReadonlyArray<string>>()
+    const gateway = new Map<string, string>()
     yield* Stream.runForEach(events, (e) => Effect.sync(() => {
       switch (e.type) {
         case "action":
           principals.set(e.action.id, e.action.principal ?? "-")
+          if (e.action.kind === "llm_call") gateway.set(e.action.id, gatewayLabel(e.action.metadata))
           return
         case "reservation":
           draws.set(e.action_id, e.draws.map((d) => d.key))
@@ -62,6 +73,16 @@ export const ledgerSpend = <E>(events: Stream.Stream<LedgerEvent, E>): Effect.Ef
           const keys = draws.get(e.action_id) ?? []
           const budget = (kind: string) => keys.find((k) => k.split("/")[2] === kind) ?? "-"
           const usd = parseDec(e.kept_usd)
+          const call = gateway.get(e.action_id)
+          if (call !== undefined) {
+            // A gateway call (src/gateway/guarded-call.ts): one entry, under its model, key, user and
+            // team, whichever levels it drew on (its tokens are the call's, counted once too).
+            const label = call === "" ? budget("usd") : call
+            if (usd !== null && usd.units !== 0n) out.push({ at: e.at, source: "ledger", protocol: "gateway", principal, budget: label, unit: "USD", amount: usd })
+            const t = e.tokens === undefined ? null : parseDec(String(e.tokens.total))
+            if (t !== null && t.units !== 0n) out.push({ at: e.at, source: "ledger", protocol: "gateway", principal, budget: label, unit: "tokens", amount: t })
+            return
+          }
           if (usd !== null && usd.units !== 0n) out.push({ at: e.at, source: "ledger", protocol: "ledger", principal, budget: budget("usd"), unit: "USD", amount: usd })
           const tokens = parseDec(e.kept_tokens)
           if (tokens !== null && tokens.units !== 0n) out.push({ at: e.at, source: "ledger", protocol: "ledger", principal, budget: budget("tokens"), unit: "tokens", amount: tokens })

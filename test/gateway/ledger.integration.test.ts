@@ -15,6 +15,10 @@ import { sha256Hex } from "../../src/gateway/http.js"
 import { type CallRecord, type Gateway, type GatewayServices, type KeyInfo, startGateway } from "../../src/gateway/server.js"
 import { Wire } from "../../src/gateway/wire-adapter.js"
 import { LedgerStore } from "../../src/ledger/writer.js"
+import { readLedger } from "../../src/ledger/chain.js"
+import { toNanos } from "../../src/ledger/usd.js"
+import { showDec } from "../../src/console/decimal.js"
+import { ledgerSpend } from "../../src/console/spend.js"
 import { runCli } from "../support/cli.js"
 import { type FakeUpstream, startFake } from "./fake-upstream.js"
 
@@ -130,6 +134,21 @@ describe("gateway calls in the ledger", () => {
     const v = await runCli(["ledger", "verify", join(dir, "full.db")])
     expect(v.status, v.stderr).toBe(0)
     expect(v.stdout).toMatch(/^ok: ledger default \(local_full\)/)
+  })
+
+  it("the console's spend view shows the gateway's spend per principal and per model, key, user and team, once per call", async () => {
+    expect(await call(main, "k-user")).toBeUndefined()
+    const entries = await main.rt.runPromise(Effect.flatMap(LedgerStore, (s) => ledgerSpend(readLedger(s.lines))))
+    const events = await eventsOf(main)
+    const gatewayUsd = entries.filter((e) => e.protocol === "gateway" && e.unit === "USD")
+    // As many entries as charged settlements, and the same sum, to the nano-dollar.
+    const charged = events.filter((e) => e.type === "settlement" && toNanos(e.kept_usd) > 0n)
+    expect(gatewayUsd.length).toBe(charged.length)
+    const sum = (xs: ReadonlyArray<bigint>) => xs.reduce((a, b) => a + b, 0n)
+    expect(sum(gatewayUsd.map((e) => toNanos(showDec(e.amount))))).toBe(sum(charged.map((e) => toNanos(e.kept_usd))))
+    const ann = gatewayUsd.filter((e) => e.principal === "ann-private-user")
+    expect(ann.length).toBe(1)
+    expect(ann[0]!.budget).toBe(`model ${MODEL} · key ${sha256Hex("k-user")} · user ann-private-user`)
   })
 })
 
