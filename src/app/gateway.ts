@@ -3,7 +3,6 @@
 // call is recorded in, the key store and this process's owner lease; the recovery of what killed
 // gateways left reserved; and the gateway server.
 import type { SqlClient } from "@effect/sql"
-import type { SqliteClient } from "@effect/sql-sqlite-node"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { OwnerLease } from "../accounting/owner-lease.js"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
@@ -20,7 +19,7 @@ import { gatewayKeyStoreLayer } from "../store/sql/gateway-keys.js"
 import * as OwnerLeases from "../store/sql/owner-leases.js"
 import * as SqliteStore from "../store/sqlite/client.js"
 import type { StoreMigrations } from "../store/sql/migrations.js"
-import { initLedger, type OpenOptions, openPgStores, openSqliteStores, parseLocation, writerLayer } from "./ledger-open.js"
+import { initLedger, type LedgerLocation, type LedgerStores, type OpenOptions, openPgStores, openSqliteStores, parseLocation, writerLayer } from "./ledger-open.js"
 
 export interface GatewayStoreOptions {
   /** The ledger's name in the store (default "default", what `mandate ledger` opens by default). */
@@ -45,18 +44,31 @@ const ensureLedger = (where: string, options: GatewayStoreOptions): Effect.Effec
   )
 }
 
-/** The stores at `where` under what `use` builds on them (it may migrate tables of its own: the store's migrate is given). */
-const onStore = <A, E>(
-  where: string,
-  options: GatewayStoreOptions,
-  use: <R>(migrate: (m: StoreMigrations) => Effect.Effect<void, StoreError, R>) => Layer.Layer<A, E, SqlClient.SqlClient | Atomic | RandomBytes | LedgerWriter | Reservations | R>
+/** What a module built on the gateway's stores may need of them. */
+type OnStore = SqlClient.SqlClient | Atomic | RandomBytes | LedgerWriter | Reservations
+
+/** Builds on the stores at `where` what `use` makes (its own tables migrated by the store's `migrate`). */
+type Use<A, E> = <RM>(migrate: (m: StoreMigrations) => Effect.Effect<void, StoreError, RM>) => Layer.Layer<A, E, OnStore | RM>
+
+/** The ledger's stores and writer, the key store and `use`'s services, on one store whose migrations need RM. */
+const composed = <A, E, RM>(
+  base: Layer.Layer<LedgerStores | RM, StoreError>,
+  migrate: (m: StoreMigrations) => Effect.Effect<void, StoreError, RM | SqlClient.SqlClient>,
+  loc: LedgerLocation,
+  open: OpenOptions,
+  use: Use<A, E>
 ): Layer.Layer<A | GatewayAdminServices, E | StoreError | LedgerError> => {
+  const withWriter = writerLayer(loc, open).pipe(Layer.provideMerge(Layer.merge(base, RandomBytes.live)))
+  return Layer.provideMerge(Layer.merge(gatewayKeyStoreLayer(migrate), use(migrate)), withWriter)
+}
+
+/** The stores at `where` under what `use` builds on them, the ledger created first when the store has none. */
+const onStore = <A, E>(where: string, options: GatewayStoreOptions, use: Use<A, E>): Layer.Layer<A | GatewayAdminServices, E | StoreError | LedgerError> => {
   const loc = parseLocation(where)
   const open: OpenOptions = { ledger: options.ledger ?? "default", synchronous: "normal", ...(options.keyFile !== undefined ? { keyFile: options.keyFile } : {}) }
-  const base = loc.store === "sqlite" ? openSqliteStores(loc.file, open) : openPgStores(loc.url, loc.schema, open)
-  const migrate = (loc.store === "sqlite" ? SqliteStore.migrate : PgStore.migrate) as (m: StoreMigrations) => Effect.Effect<void, StoreError, SqliteClient.SqliteClient | PgStore.PgLocation>
-  const withWriter = writerLayer(loc, open).pipe(Layer.provideMerge(Layer.merge(base, RandomBytes.live)))
-  const stores = Layer.provideMerge(Layer.merge(gatewayKeyStoreLayer(migrate), use(migrate)), withWriter) as unknown as Layer.Layer<A | GatewayAdminServices, E | StoreError | LedgerError>
+  const stores = loc.store === "sqlite"
+    ? composed(openSqliteStores(loc.file, open), SqliteStore.migrate, loc, open, use)
+    : composed(openPgStores(loc.url, loc.schema, open), PgStore.migrate, loc, open, use)
   return Layer.unwrapEffect(Effect.as(ensureLedger(where, options), stores))
 }
 
