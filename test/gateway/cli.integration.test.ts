@@ -4,15 +4,15 @@
 // budget that fits 10 reach the upstream at most 10 times between them.
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import type { ChildProcess } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import OpenAI from "openai"
 import { Wire } from "../../src/gateway/wire-adapter.js"
-import { runCli, spawnMandate } from "../support/cli.js"
+import { runCli } from "../support/cli.js"
 import { dropSchema, pgReachable, uniqueSchema } from "../store-pg-writ/support.js"
 import { type FakeUpstream, heldBurst, startFake } from "./fake-upstream.js"
+import { killAll, startGatewayProcess } from "./process.js"
 
 const dir = mkdtempSync(join(tmpdir(), "gw-cli-"))
 const MODEL = "gpt-4o-mini"
@@ -25,30 +25,16 @@ const worst = (() => {
 const usd = (micro: bigint) => `${micro / 1_000_000n}.${(micro % 1_000_000n).toString().padStart(6, "0")}`
 
 let fake: FakeUpstream
-const children: Array<ChildProcess> = []
 beforeAll(async () => {
   fake = await startFake()
 })
 afterAll(async () => {
-  for (const c of children) c.kill("SIGKILL")
+  killAll()
   await fake.close()
 })
 
 /** Starts `mandate gateway ...args` and resolves with the URL it prints. */
-const startGateway = (args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawnMandate(["gateway", ...args])
-    children.push(child)
-    let out = ""
-    let err = ""
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString()
-      const line = out.split("\n").find((l) => /^http:\/\/127\.0\.0\.1:\d+$/.test(l))
-      if (line !== undefined) resolve(line)
-    })
-    child.stderr!.on("data", (d: Buffer) => { err += d.toString() })
-    child.on("exit", (code) => reject(new Error(`gateway exited ${code}: ${err}`)))
-  })
+const startGateway = (args: ReadonlyArray<string>) => startGatewayProcess(args).then((g) => g.url)
 
 const openai = (url: string, key: string) => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
 

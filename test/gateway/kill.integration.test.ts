@@ -5,7 +5,6 @@
 // amount is the ledger's settled sum; the restarted gateway serves. On SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime, Stream } from "effect"
-import type { ChildProcess } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,39 +14,26 @@ import { sha256Hex } from "../../src/gateway/http.js"
 import { spentNow } from "../../src/gateway/keys.js"
 import { toNanos } from "../../src/ledger/usd.js"
 import { LedgerStore } from "../../src/ledger/writer.js"
-import { spawnMandate } from "../support/cli.js"
 import { dropSchema, pgReachable, uniqueSchema } from "../store-pg-writ/support.js"
 import { type FakeUpstream, startFake } from "./fake-upstream.js"
+import { killAll, startGatewayProcess } from "./process.js"
 
 const dir = mkdtempSync(join(tmpdir(), "gw-kill-"))
 const MODEL = "gpt-4o-mini"
 const KEY = "k-killed"
 
 let fake: FakeUpstream
-const children: Array<ChildProcess> = []
 beforeAll(async () => {
   fake = await startFake()
 })
 afterAll(async () => {
-  for (const c of children) c.kill("SIGKILL")
+  killAll()
   await fake.close()
 })
 
-/** Starts `mandate gateway` on `store` with a 1 s lease; resolves with the process and its URL. */
+/** Starts `mandate gateway` on `store` with a 1 s lease. */
 const startGateway = (store: string) =>
-  new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawnMandate(["gateway", "--upstream", fake.url, "--port", "0", "--store", store, "--budget", "5", "--lease", "1"])
-    children.push(child)
-    let out = ""
-    let err = ""
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString()
-      const line = out.split("\n").find((l) => /^http:\/\/127\.0\.0\.1:\d+$/.test(l))
-      if (line !== undefined) resolve({ child, url: line })
-    })
-    child.stderr!.on("data", (d: Buffer) => { err += d.toString() })
-    child.on("exit", (code, signal) => reject(new Error(`gateway exited ${code ?? signal}: ${err}`)))
-  })
+  startGatewayProcess(["--upstream", fake.url, "--port", "0", "--store", store, "--budget", "5", "--lease", "1"])
 
 const streamRequest = (url: string) =>
   fetch(`${url}/v1/chat/completions`, {
