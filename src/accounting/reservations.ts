@@ -25,6 +25,7 @@
 // on purpose (generation actions reserve against `budget - verificationReserve`, verification
 // actions against `budget`, on the same key).
 import { Context, Effect, Option, Schema } from "effect"
+import { Stackless } from "../kernel/stackless.js"
 import type { StoreError } from "./store-error.js"
 
 export { StoreError } from "./store-error.js"
@@ -87,21 +88,21 @@ export type Actual = Readonly<Record<string, bigint>>
 // Errors
 
 /** The first limit, in request order, that the request does not fit. Nothing was consumed. */
-export class LimitExhausted extends Schema.TaggedError<LimitExhausted>()("LimitExhausted", {
+export class LimitExhausted extends Stackless(Schema.TaggedError<LimitExhausted>()("LimitExhausted", {
   key: Schema.String,
   limit: Schema.BigIntFromSelf,
   /** Consumption of `key` at the time of the check (held + committed). */
   used: Schema.BigIntFromSelf,
   amount: Schema.BigIntFromSelf
-}) {}
+})) {}
 
 /**
  * The id is already reserved with different limits (keys, limits, amounts or their order) or a
  * different onFailure. Nothing was consumed and the existing reservation is unchanged.
  */
-export class ReservationConflict extends Schema.TaggedError<ReservationConflict>()("ReservationConflict", {
+export class ReservationConflict extends Stackless(Schema.TaggedError<ReservationConflict>()("ReservationConflict", {
   id: Schema.String
-}) {}
+})) {}
 
 export const ReservationInvalidReason = Schema.Literal(
   "empty_id",
@@ -113,33 +114,33 @@ export const ReservationInvalidReason = Schema.Literal(
 export type ReservationInvalidReason = typeof ReservationInvalidReason.Type
 
 /** A malformed request: a caller bug, reported before any store is touched. */
-export class ReservationInvalid extends Schema.TaggedError<ReservationInvalid>()("ReservationInvalid", {
+export class ReservationInvalid extends Stackless(Schema.TaggedError<ReservationInvalid>()("ReservationInvalid", {
   reason: ReservationInvalidReason,
   key: Schema.optional(Schema.String)
-}) {}
+})) {}
 
-export class ReservationNotFound extends Schema.TaggedError<ReservationNotFound>()("ReservationNotFound", {
+export class ReservationNotFound extends Stackless(Schema.TaggedError<ReservationNotFound>()("ReservationNotFound", {
   id: Schema.String
-}) {}
+})) {}
 
 /**
  * The reservation was already settled in a different way (e.g. release after commit). Settling
  * again the SAME way is not an error: it returns the existing settlement (first settlement wins).
  */
-export class ReservationSettled extends Schema.TaggedError<ReservationSettled>()("ReservationSettled", {
+export class ReservationSettled extends Stackless(Schema.TaggedError<ReservationSettled>()("ReservationSettled", {
   id: Schema.String,
   state: Schema.Literal("committed", "released", "failed")
-}) {}
+})) {}
 
 export const SettlementInvalidReason = Schema.Literal("unknown_key", "negative_amount")
 export type SettlementInvalidReason = typeof SettlementInvalidReason.Type
 
 /** An `actual` amount that names a key not in the reservation, or is negative. */
-export class SettlementInvalid extends Schema.TaggedError<SettlementInvalid>()("SettlementInvalid", {
+export class SettlementInvalid extends Stackless(Schema.TaggedError<SettlementInvalid>()("SettlementInvalid", {
   id: Schema.String,
   key: Schema.String,
   reason: SettlementInvalidReason
-}) {}
+})) {}
 
 export type ReserveError = LimitExhausted | ReservationConflict | ReservationInvalid | StoreError
 export type SettleError = ReservationNotFound | ReservationSettled | SettlementInvalid | StoreError

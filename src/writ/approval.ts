@@ -15,6 +15,7 @@
 // Two pins are ceilings, not values (Appendix E, last paragraph): a `max` or `total` pinned to an
 // amount admits any smaller one, and an `act` pinned to an operation admits the operations below it.
 import { Effect, Schema } from "effect"
+import { Stackless } from "../kernel/stackless.js"
 import type { Json, JsonObject } from "../kernel/json.js"
 import { type RandomBytes, Signer } from "../kernel/services.js"
 import { didKeyFromPublicKey } from "../kernel/didkey.js"
@@ -37,11 +38,11 @@ export const ApprovalReason = Schema.Literal(
 )
 export type ApprovalReason = typeof ApprovalReason.Type
 
-export class ApprovalError extends Schema.TaggedError<ApprovalError>()("ApprovalError", {
+export class ApprovalError extends Stackless(Schema.TaggedError<ApprovalError>()("ApprovalError", {
   reason: ApprovalReason,
   path: Schema.optional(Schema.String),
   message: Schema.String
-}) {}
+})) {}
 
 /** The operation and arguments of the refused call (a signed call carries them; so may a draft). */
 export interface Action {

@@ -195,6 +195,28 @@ const verifySteps = (
   return { call, chain: afterStepOne(call, context.now, context.maxSeconds, context.cache) }
 }
 
+/** Where section 7 steps 1 to 3 stopped: the step (1 and 2 are answered unsigned, 3 is signed),
+ * the failure and, past step 1, the call as step 1 left it (past step 2, the verified writs). */
+export type CallStepFailure =
+  | { readonly step: 1; readonly error: WritError }
+  | { readonly step: 2; readonly call: CheckedCall; readonly error: WritError }
+  | { readonly step: 3; readonly call: CheckedCall; readonly chain: ReadonlyArray<CheckedWrit>; readonly error: WritError }
+
+/** Section 7 steps 1 to 3 as a sans-IO core, for an executor that runs steps 4 to 10 itself in
+ * section 7's order (the live checks and step 8 sit between them, so `verifyCallEither`, which
+ * runs step 8 right after step 4, cannot serve it). The same plain steps as `verifyCallEither`'s. */
+export const verifyCallStepsEither = (
+  input: ObjectInput,
+  cache: VerificationCacheSync | undefined
+): Either.Either<VerifiedCall, CallStepFailure> => {
+  const call = checkObjectSync(callSpec, input, "", cache)
+  if (call instanceof WritError) return Either.left({ step: 1, error: call })
+  const chain = verifyCallSignaturesSync(call, "", cache)
+  if (chain instanceof WritError) return Either.left({ step: 2, call, error: chain })
+  const links = chainLinksFailure(chain)
+  return links === undefined ? Either.right({ call, chain }) : Either.left({ step: 3, call, chain, error: links })
+}
+
 /** The `verify_call` operation (section 14) as a sans-IO core: a plain function from the received
  * call and what the context holds to the verified call or the first failure, in section 7's order.
  * No fiber, no span: an Either is an Effect, so a caller inside `Effect.gen` may yield it, and the

@@ -13,6 +13,7 @@
 // As panva/jose does, `unwrap` validates the untrusted envelope completely (three base64url
 // segments, a strict JSON header with exactly the three members) before any cryptography.
 import { Effect, Either, Schema } from "effect"
+import { Stackless } from "../kernel/stackless.js"
 import { decodeBase64url, encodeBase64url } from "../kernel/base64url.js"
 import { encodeCanonical, utf8 } from "../kernel/canonical.js"
 import { isDidKey, publicKeyFromDidKey } from "../kernel/didkey.js"
@@ -47,11 +48,11 @@ export const JwsReason = Schema.Literal(
 )
 export type JwsReason = typeof JwsReason.Type
 
-export class JwsError extends Schema.TaggedError<JwsError>()("JwsError", {
+export class JwsError extends Stackless(Schema.TaggedError<JwsError>()("JwsError", {
   reason: JwsReason,
   path: Schema.optional(Schema.String),
   message: Schema.String
-}) {}
+})) {}
 
 const jwsError = (reason: JwsReason, path: string, message: string) => new JwsError({ reason, path, message })
 

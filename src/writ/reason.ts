@@ -1,6 +1,7 @@
 // Writ v0.1 reason codes (spec section 11), defined once. Every check in src/writ fails with a
 // `WritError` whose `reason` is one of these literals, so callers switch on data, not on text.
 import { Schema } from "effect"
+import { Stackless } from "../kernel/stackless.js"
 
 /** Every code of section 11, in the table's order. `pending` is not a rejection: it is the
  * `err.code` of a pending tally (section 6), listed here so that `err.code` values share the union. */
@@ -45,11 +46,11 @@ export const isWritReason = (s: unknown): s is WritReason =>
   typeof s === "string" && (reasonCodes as ReadonlyArray<string>).includes(s)
 
 /** A failed Writ check. `path` names the member that failed, e.g. `chain[1].bnd.amount`. */
-export class WritError extends Schema.TaggedError<WritError>()("WritError", {
+export class WritError extends Stackless(Schema.TaggedError<WritError>()("WritError", {
   reason: WritReason,
   path: Schema.optional(Schema.String),
   message: Schema.String
-}) {}
+})) {}
 
 /** Shorthand used by every check: `fail("malformed", "bnd.act", "act is required")`. */
 export const writError = (reason: WritReason, path: string | undefined, message: string): WritError =>

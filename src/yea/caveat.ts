@@ -3,6 +3,7 @@
 // only `each`, `total` and `risk` can fail softly, which asks the human (`consent_required`, §6.6).
 // How a request's caveats are evaluated, as a plain function, is caveat-evaluation.ts.
 import { Data, Effect, Predicate, Schema } from "effect"
+import { Stackless } from "../kernel/stackless.js"
 import { grantReason } from "./grant-reason.js"
 import {
   Amount,
@@ -245,19 +246,19 @@ export interface Evaluation {
  * Some caveat fails hard (§6.3): reason code `forbidden`. `failures` are the hard failures, in
  * grant order (§7 `need`); `message` is the first one's reason text.
  */
-export class CaveatsForbidden extends Data.TaggedError("CaveatsForbidden")<{
+export class CaveatsForbidden extends Stackless(Data.TaggedError("CaveatsForbidden")<{
   readonly failures: ReadonlyArray<CaveatFailure>
   readonly message: string
-}> {}
+}>) {}
 
 /**
  * Only `risk`, `each` or `total` fail (§6.6): reason code `consent_required`. `failures` are all
  * of them, in grant order; `message` is the first one's reason text.
  */
-export class CaveatsNeedConsent extends Data.TaggedError("CaveatsNeedConsent")<{
+export class CaveatsNeedConsent extends Stackless(Data.TaggedError("CaveatsNeedConsent")<{
   readonly failures: ReadonlyArray<CaveatFailure>
   readonly message: string
-}> {}
+}>) {}
 
 /**
  * §6.4 step 6's verdict on an evaluation: succeeds with the `total` draws when every caveat of

@@ -1,6 +1,7 @@
 // YEA's error codes (SPEC §7), defined once. Every YEA check fails with `YeaError`, whose `reason`
 // is one of these codes, so a transport can turn any failure into an ERROR frame without a table.
 import { Schema } from "effect"
+import { Stackless } from "../kernel/stackless.js"
 
 /** SPEC §7 "Codes". */
 export const YeaReason = Schema.Literal(
@@ -39,7 +40,7 @@ export const ConsentRequest = Schema.Struct({
 }).annotations({ identifier: "ConsentRequest" })
 export type ConsentRequest = typeof ConsentRequest.Type
 
-export class YeaError extends Schema.TaggedError<YeaError>()("YeaError", {
+export class YeaError extends Stackless(Schema.TaggedError<YeaError>()("YeaError", {
   reason: YeaReason,
   message: Schema.String,
   path: Schema.optional(Schema.String),
@@ -49,7 +50,7 @@ export class YeaError extends Schema.TaggedError<YeaError>()("YeaError", {
   fix: Schema.optional(Schema.Array(Schema.Struct({ say: Schema.String, params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))),
   /** §7 `retry`: seconds after which a retry may succeed. */
   retry: Schema.optional(Schema.Int)
-}) {}
+})) {}
 
 export interface YeaErrorExtra {
   readonly path?: string

@@ -7,7 +7,7 @@
 import { Effect, Either, FastCheck as fc } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { call, canon, child, key, writ, type Obj } from "../support/writ-builders.js"
-import { checkCall, checkCallChain, checkCallExpiry, checkForward, checkStanding, isStandingOp, verifyCall, verifyCallEither, verifyCallSignatures } from "../../src/writ/call.js"
+import { checkCall, checkCallChain, checkCallExpiry, checkForward, checkStanding, isStandingOp, verifyCall, verifyCallEither, verifyCallSignatures, verifyCallStepsEither } from "../../src/writ/call.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS } from "../../src/writ/chain.js"
 import { Received } from "../../src/writ/verify.js"
 import { depth } from "../support/depth.js"
@@ -28,6 +28,19 @@ const chainOf = (n: number, seed: number): Array<Obj> => {
 type Verdict = { readonly ok: readonly [string, string] } | { readonly reason: string; readonly path: string | undefined }
 const verdictOf = (r: Either.Either<{ readonly call: { readonly id: string }; readonly chain: ReadonlyArray<{ readonly id: string }> }, { readonly reason: string; readonly path?: string }>): Verdict =>
   Either.isRight(r) ? { ok: [r.right.call.id, r.right.chain[r.right.chain.length - 1].id] } : { reason: r.left.reason, path: r.left.path }
+
+/** Section 7 steps 1 to 3 as the executor composed them before its admission called the core:
+ * the step that failed (1, 2 or 3), its reason and path, or the identities. */
+const composedOneToThree = (bytes: Uint8Array) =>
+  Effect.gen(function* () {
+    const c = yield* Effect.mapError(checkCall(new Received(bytes)), (error) => ({ step: 1, error }))
+    const chain = yield* Effect.mapError(verifyCallSignatures(c), (error) => ({ step: 2, error }))
+    yield* Effect.mapError(checkCallChain(chain), (error) => ({ step: 3, error }))
+    return { call: c, chain }
+  })
+type StepVerdict = { readonly ok: readonly [string, string] } | { readonly step: number; readonly reason: string; readonly path: string | undefined }
+const stepVerdictOf = (r: Either.Either<{ readonly call: { readonly id: string }; readonly chain: ReadonlyArray<{ readonly id: string }> }, { readonly step: number; readonly error: { readonly reason: string; readonly path?: string } }>): StepVerdict =>
+  Either.isRight(r) ? { ok: [r.right.call.id, r.right.chain[r.right.chain.length - 1].id] } : { step: r.left.step, reason: r.left.error.reason, path: r.left.error.path }
 
 /** Section 7 steps 1 to 4 and 8 composed from the separate step Effects. */
 const composed = (bytes: Uint8Array, now: number) =>
@@ -56,6 +69,7 @@ describe("verify_call core", () => {
   it.effect("gives the verdict of the composed step Effects and of verifyCall, on valid and mutated calls", () =>
     Effect.sync(() => {
       const seen = new Set<string>()
+      const seenSteps = new Set<number>()
       fc.assert(
         fc.property(fc.integer({ min: 1, max: 4 }), fc.nat({ max: 3 }), mutation, (n, seed, m) => {
           const chain = chainOf(n, seed)
@@ -75,6 +89,10 @@ describe("verify_call core", () => {
           const api = verdictOf(Effect.runSync(Effect.either(verifyCall(new Received(bytes), { now }))))
           expect(core).toEqual(steps)
           expect(api).toEqual(core)
+          // The executor's steps 1 to 3 core (admission.ts) against the step Effects it replaced.
+          const oneToThree = verifyCallStepsEither(new Received(bytes), undefined)
+          expect(stepVerdictOf(oneToThree)).toEqual(stepVerdictOf(Effect.runSync(Effect.either(composedOneToThree(bytes)))))
+          if (Either.isLeft(oneToThree)) seenSteps.add(oneToThree.left.step)
           seen.add("ok" in core ? "ok" : core.reason)
         }),
         { numRuns: RUNS, seed: 30 }
@@ -82,5 +100,6 @@ describe("verify_call core", () => {
       // The generated inputs reach acceptances and several distinct refusals, or the property says little.
       expect(seen.has("ok")).toBe(true)
       expect(seen.size).toBeGreaterThanOrEqual(4)
+      expect(seenSteps.has(1) && seenSteps.has(2)).toBe(true)
     }))
 })

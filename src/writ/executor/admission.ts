@@ -3,18 +3,12 @@
 //   3-6  verifier and executor policy: a failure is a signed `failed` tally, returned, not stored
 //   7-10 through the admission gate (admission-gate.ts), atomic with each other and with recording a
 //        revoke; step 10's consumption and step 9's pending entry are one `Atomic` store step
-import { Deferred, Effect, Option, String as Str } from "effect"
+import { Deferred, Effect, Either, Option, String as Str } from "effect"
 import type { LimitSpec } from "../../accounting/reservations.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
-import {
-  type CheckedCall,
-  checkCall,
-  checkCallChain,
-  checkForward,
-  checkStanding,
-  isStandingOp,
-  verifyCallSignatures
-} from "../call.js"
+import { type CheckedCall, checkForward, checkStanding, isStandingOp, verifyCallStepsEither } from "../call.js"
+import { expiryFailure } from "../chain.js"
+import type { WritError } from "../reason.js"
 import type { ObjectInput } from "../verify.js"
 import type { CheckedWrit } from "../writ.js"
 import { admitInOne, type Found } from "./admission-one.js"
@@ -22,7 +16,7 @@ import type { CallAnswer } from "./answers.js"
 import { auditAnswer, auditRefusal, auditReplay, auditUnidentified, peerNameOf } from "./audit.js"
 import { publishAccepted, publishRefused } from "./decisions.js"
 import { refusalOf, refuse, refuseUnavailable, SignedRefusal, storeStep, UnsignedError } from "./failures.js"
-import { checkExpiry, checkPeer, checkRevoked, checkRoot } from "./live-checks.js"
+import { checkPeer, checkRevoked, checkRoot } from "./live-checks.js"
 import { rememberReplay } from "./replays.js"
 import { type Peer, STORE_UNAVAILABLE } from "./services.js"
 import { unixSeconds } from "../../kernel/clock.js"
@@ -70,13 +64,13 @@ export const limitsOf = (chain: ReadonlyArray<CheckedWrit>, args: JsonObject): A
  */
 /** What steps 3 to 10 read and change. */
 type CheckedEnv = StepEnv<
-  "atomic" | "calls" | "did" | "gate" | "peers" | "reservations" | "revokes" | "roots",
+  "atomic" | "calls" | "did" | "gate" | "peers" | "reservations" | "revokes" | "rootLifetime" | "roots",
   "knownIssuers" | "running" | "unsaved"
 >
 
 /** What admission reads and changes: steps 1 to 10, its audit (9.3) and decisions. */
 export type AdmitEnv = CheckedEnv & StepEnv<
-  "auditLog" | "decisions" | "signer",
+  "auditLog" | "cache" | "decisions" | "signer",
   "refusalAudit" | "replayAudit" | "replays" | "suppressed" | "suppressedReplays"
 >
 
@@ -84,28 +78,35 @@ export const admit = (env: AdmitEnv, input: ObjectInput, peer: Peer, replayKey: 
   const peerName = peerNameOf(peer)
   return Effect.gen(function*() {
     const now = yield* unixSeconds
-    // Step 1: section 6.1 steps 1 to 5 on the call (unsigned error).
-    const checked = yield* checkCall(input).pipe(
-      Effect.catchTag("WritError", (e) =>
-        auditUnidentified(env, now, "call", peerName, e.reason).pipe(
-          Effect.zipRight(publishRefused(env, { principal: null, subject: null, op: null }, e.reason)),
-          Effect.zipRight(Effect.fail(new UnsignedError({ reason: e.reason })))
-        ))
-    )
+    // Steps 1 to 3 as plain code (call.ts's sans-IO core), with the executor's own cache: step 1
+    // is section 6.1 steps 1 to 5 on the call, step 2 every writ then the call's signature (both
+    // unsigned errors), step 3 the chain's links (a signed refusal, below).
+    const verified = verifyCallStepsEither(input, env.cache.sync)
+    if (Either.isLeft(verified) && verified.left.step === 1) {
+      const e = verified.left.error
+      return yield* auditUnidentified(env, now, "call", peerName, e.reason).pipe(
+        Effect.zipRight(publishRefused(env, { principal: null, subject: null, op: null }, e.reason)),
+        Effect.zipRight(Effect.fail(new UnsignedError({ reason: e.reason })))
+      )
+    }
+    const checked = Either.isLeft(verified) ? (verified.left as Extract<typeof verified.left, { call: CheckedCall }>).call : verified.right.call
     const K = checked.value
     const facts = { principal: K.from, subject: checked.id, op: K.op }
     const baseAudit = {
       time: now, kind: "call" as const, identity: checked.id, unparsed: null, principal: K.from, peer: peerName,
       op: K.op
     }
-    // Step 2: every writ of the chain passes section 6.1, then the call's signature (unsigned error).
-    const chain = yield* verifyCallSignatures(checked).pipe(
-      Effect.catchTag("WritError", (e) =>
-        auditRefusal(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }).pipe(
-          Effect.zipRight(publishRefused(env, facts, e.reason)),
-          Effect.zipRight(Effect.fail(new UnsignedError({ reason: e.reason })))
-        ))
-    )
+    // Step 2 failed: an unsigned error.
+    if (Either.isLeft(verified) && verified.left.step === 2) {
+      const e = verified.left.error
+      return yield* auditRefusal(env, { ...baseAudit, root: null, leaf: null, outcome: "error", reason: e.reason, signed: null }).pipe(
+        Effect.zipRight(publishRefused(env, facts, e.reason)),
+        Effect.zipRight(Effect.fail(new UnsignedError({ reason: e.reason })))
+      )
+    }
+    // Past step 2 the chain is verified writs; step 3's failure is refused in admitChecked, signed.
+    const chain = Either.isRight(verified) ? verified.right.chain : (verified.left as Extract<typeof verified.left, { step: 3 }>).chain
+    const linkFailure = Either.isLeft(verified) ? verified.left.error : undefined
     const leaf = chain[chain.length - 1]
     yield* Effect.annotateCurrentSpan({ call: checked.id, leaf: leaf.id, op: K.op.slice(0, 256) })
     const fullAudit: AuditBase = { ...baseAudit, root: chain[0].value.iss, leaf: leaf.id }
@@ -113,7 +114,7 @@ export const admit = (env: AdmitEnv, input: ObjectInput, peer: Peer, replayKey: 
       Effect.map(auditAnswer(env, fullAudit, answer, outcome), (answer) => ({ _tag: "answered", answer }) as const)
     const sign = signWith(env)
 
-    return yield* admitChecked(env, checked, chain, now, peer).pipe(
+    return yield* admitChecked(env, checked, chain, linkFailure, now, peer).pipe(
       Effect.annotateLogs({ call: checked.id, leaf: leaf.id }),
       Effect.flatMap((found): Effect.Effect<Admission> => {
         switch (found._tag) {
@@ -168,6 +169,7 @@ const admitChecked = (
   env: CheckedEnv,
   checked: CheckedCall,
   chain: ReadonlyArray<CheckedWrit>,
+  linkFailure: WritError | undefined,
   now: number,
   peer: Peer
 ): Effect.Effect<Found, SignedRefusal> =>
@@ -178,10 +180,12 @@ const admitChecked = (
     const standing = isStandingOp(K.op)
     const chainIds = chain.map((w) => w.id)
     const issuers = chain.map((w) => w.value.iss)
-    // Step 3: the rest of section 4's chain verification.
-    yield* checkCallChain(chain)
-    // Step 4: forward only, every writ unexpired by the executor's own clock.
-    yield* checkExpiry(chain, now, standing)
+    // Step 3: the rest of section 4's chain verification (found by the core, refused here, signed).
+    if (linkFailure !== undefined) return yield* Effect.fail(linkFailure)
+    // Step 4: forward only, every writ unexpired by the executor's own clock (and section 12's
+    // root lifetime), as plain code.
+    const expired = standing ? undefined : expiryFailure(chain, now, env.rootLifetime.maxSeconds)
+    if (expired !== undefined) return yield* Effect.fail(expired)
     // Step 5: root acceptance (section 7.1).
     yield* checkRoot(env, chain)
     // Step 6: this executor is the leaf holder.

@@ -2,6 +2,7 @@
 // with one of these in the error channel; the edges (admission.ts, sys-undo.ts, revocation.ts)
 // turn them into answers with `catchTags`, in one place each.
 import { Effect, Schema } from "effect"
+import { Stackless } from "../../kernel/stackless.js"
 import { WritReason, type WritError } from "../reason.js"
 import { ExecutorCode, STORE_UNAVAILABLE } from "./services.js"
 import { storeError } from "../../accounting/store-error.js"
@@ -12,22 +13,22 @@ import type { StoreError } from "./stores.js"
  * 2 (no signed statement can bind the executor before the call's signature verified), and an
  * invalid revoke (9.1).
  */
-export class UnsignedError extends Schema.TaggedError<UnsignedError>()("UnsignedError", {
+export class UnsignedError extends Stackless(Schema.TaggedError<UnsignedError>()("UnsignedError", {
   reason: WritReason,
   /** Once step 1 passed: the object's identity, `from` and `op`, for the audit record (9.3). */
   identity: Schema.optional(Schema.String),
   principal: Schema.optional(Schema.String),
   op: Schema.optional(Schema.String)
-}) {}
+})) {}
 
 /**
  * Answered with a signed `failed` tally whose `err.code` is `reason`: a refusal at section 7
  * steps 3 to 10 (returned, never stored), or a failed check of the operation itself at step 11
  * (sections 8.1, 8.2: an outcome, signed and stored).
  */
-export class SignedRefusal extends Schema.TaggedError<SignedRefusal>()("SignedRefusal", {
+export class SignedRefusal extends Stackless(Schema.TaggedError<SignedRefusal>()("SignedRefusal", {
   reason: ExecutorCode
-}) {}
+})) {}
 
 /** A verifier failure as a refusal with its reason code. */
 export const refusalOf = (e: WritError): SignedRefusal => new SignedRefusal({ reason: e.reason })

@@ -3,6 +3,7 @@
 // errors below; every error carries its `code` (one of `ApprovalCode`) and the reason text `why`
 // that the contract's vectors pin, so an MCP front end answers with `catchTags`, never by parsing.
 import { Schema } from "effect"
+import { Stackless } from "../../kernel/stackless.js"
 
 /** Every outcome of the contract that is not "run": the decision, the judged answer, undo, input. */
 export const ApprovalCode = Schema.Literal(
@@ -21,66 +22,66 @@ export const ApprovalCode = Schema.Literal(
 export type ApprovalCode = typeof ApprovalCode.Type
 
 /** §2: the policy refuses the tool outright. */
-export class Denied extends Schema.TaggedError<Denied>()("Denied", {
+export class Denied extends Stackless(Schema.TaggedError<Denied>()("Denied", {
   code: Schema.Literal("denied"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §2–§3: a plan the policy does not let run on its own: ask the person (in the chat). */
-export class NeedsApproval extends Schema.TaggedError<NeedsApproval>()("NeedsApproval", {
+export class NeedsApproval extends Stackless(Schema.TaggedError<NeedsApproval>()("NeedsApproval", {
   code: Schema.Literal("ask"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §3: a plan that may only be approved outside the chat. `plan` is set when one plan is meant. */
-export class OutOfBand extends Schema.TaggedError<OutOfBand>()("OutOfBand", {
+export class OutOfBand extends Stackless(Schema.TaggedError<OutOfBand>()("OutOfBand", {
   code: Schema.Literal("out-of-band"),
   why: Schema.String,
   plan: Schema.optional(Schema.String)
-}) {}
+})) {}
 
 /** §5 step 2: the person declined or cancelled. */
-export class NotApproved extends Schema.TaggedError<NotApproved>()("NotApproved", {
+export class NotApproved extends Stackless(Schema.TaggedError<NotApproved>()("NotApproved", {
   code: Schema.Literal("not-approved"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §5: ask again, in round `round` (at most 3). */
-export class AskAgain extends Schema.TaggedError<AskAgain>()("AskAgain", {
+export class AskAgain extends Stackless(Schema.TaggedError<AskAgain>()("AskAgain", {
   code: Schema.Literal("ask-again"),
   why: Schema.String,
   round: Schema.Int
-}) {}
+})) {}
 
 /** §5: the call is refused and nothing runs. */
-export class Refused extends Schema.TaggedError<Refused>()("Refused", {
+export class Refused extends Stackless(Schema.TaggedError<Refused>()("Refused", {
   code: Schema.Literal("refused"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §6: a stored consent grant that does not approve this plan. */
-export class ConsentInvalid extends Schema.TaggedError<ConsentInvalid>()("ConsentInvalid", {
+export class ConsentInvalid extends Stackless(Schema.TaggedError<ConsentInvalid>()("ConsentInvalid", {
   code: Schema.Literal("consent-invalid"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §7: undo refused. */
-export class UndoRefused extends Schema.TaggedError<UndoRefused>()("UndoRefused", {
+export class UndoRefused extends Stackless(Schema.TaggedError<UndoRefused>()("UndoRefused", {
   code: Schema.Literal("undo-refused"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §1: the input has no canonical form here (non-integer numbers), so nothing can be bound to it. */
-export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+export class InvalidInput extends Stackless(Schema.TaggedError<InvalidInput>()("InvalidInput", {
   code: Schema.Literal("invalid-input"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §3: a phrase that is not typeable (control, format or zero-width characters). */
-export class InvalidPhrase extends Schema.TaggedError<InvalidPhrase>()("InvalidPhrase", {
+export class InvalidPhrase extends Stackless(Schema.TaggedError<InvalidPhrase>()("InvalidPhrase", {
   code: Schema.Literal("invalid-phrase"),
   why: Schema.String
-}) {}
+})) {}
 
 /** §8: the approval store failed. Every caller fails closed on it. */
 export class ApprovalStoreError extends Schema.TaggedError<ApprovalStoreError>()("ApprovalStoreError", {
