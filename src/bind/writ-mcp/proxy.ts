@@ -102,6 +102,16 @@ const paramsOf = (m: Message): JsonObject => (isJsonObject(m.params) ? m.params 
 
 /** Runs the proxy until the client has gone and its requests are answered, or the server exits. */
 export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcError, Signer | RandomBytes | Receipts | Scope.Scope> =>
+  Effect.flatMap(startProxy(o), (p) => p.done).pipe(Effect.withSpan("writ.mcp.proxy"))
+
+/** A proxy started: both transports started and read; `done` resolves when it has ended. */
+export interface StartedProxy {
+  readonly done: Effect.Effect<void>
+}
+
+/** Starts the proxy in the current scope and returns once both sides are started (a listener
+ * hands the client's first request to the transport only then: ../mcp/remote.ts). */
+export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritError | RpcError, Signer | RandomBytes | Receipts | Scope.Scope> =>
   Effect.gen(function*() {
     // The grant is taken up before anything starts: a chain that does not verify, or whose leaf
     // the Signer does not hold, is refused with its section 4 reason.
@@ -383,7 +393,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       if (isNotification(msg) && !notes.admit()) return
       Queue.unsafeOffer(fromServer, msg)
     }
-    o.client.onclose = () => void unsafeRun(FiberSet.run(fibers, clientGone))
+    // A handler already set is kept: a listener's session (../mcp/remote.ts) forgets itself there.
+    const priorClose = o.client.onclose
+    o.client.onclose = () => {
+      priorClose?.()
+      void unsafeRun(FiberSet.run(fibers, clientGone))
+    }
     o.server.onclose = () => void unsafeRun(FiberSet.run(fibers, serverExited))
     o.client.onerror = (e) => void unsafeRun(Effect.logWarning(`client transport: ${e.message}`))
     o.server.onerror = (e) => void unsafeRun(Effect.logWarning(`server transport: ${e.message}`))
@@ -395,5 +410,6 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
 
     yield* Effect.tryPromise({ try: () => o.server.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
     yield* Effect.tryPromise({ try: () => o.client.start(), catch: (e) => new RpcError({ message: `cannot start the client side: ${String(e)}` }) })
-    yield* Deferred.await(done)
-  }).pipe(Effect.withSpan("writ.mcp.proxy"))
+    const started: StartedProxy = { done: Deferred.await(done) }
+    return started
+  }).pipe(Effect.withSpan("writ.mcp.proxy.start"))
