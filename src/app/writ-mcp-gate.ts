@@ -13,6 +13,7 @@ import { type RemoteOptions, serveRemote } from "../bind/mcp/remote.js"
 import { RandomBytes } from "../kernel/services.js"
 import { restarter } from "../bind/writ-mcp-gate/restart.js"
 import { gateCapabilities, serveGate } from "../bind/writ-mcp-gate/server.js"
+import { gateSessions } from "../bind/writ-mcp-gate/sessions.js"
 import { liveness, type Requests, upstreamApplication } from "../bind/writ-mcp-gate/upstream.js"
 import type { PinFile } from "../bind/writ-mcp/policy.js"
 import { CLIENT_CAPABILITIES } from "../bind/writ-mcp/rpc.js"
@@ -96,6 +97,9 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
       allow,
       capabilities,
       live,
+      // Every session's server over the one upstream: the server's own requests and notifications
+      // routed to the session they belong to (../bind/writ-mcp-gate/sessions.ts).
+      sessions: gateSessions(upstream),
       ...(o.keepAlive === undefined ? {} : { keepAlive: o.keepAlive }),
       ...(o.pins === undefined ? {} : { pins: o.pins })
     }
