@@ -38,8 +38,12 @@ describe("mandate writ mcp-proxy --listen", () => {
       expect(two.transport.sessionId).not.toBe(one.transport.sessionId)
       expect(statusOf(yield* call(two.client, "aborted"))).toBe("ok")
       expect(statusOf(yield* call(one.client, "echo", { text: "again" }))).toBe("ok")
+      // Progress reaches the client on the stream of its call, before the result.
+      const seen: Array<unknown> = []
+      expect(statusOf(yield* call(one.client, "progress", {}, { onprogress: (p) => void seen.push(p) }))).toBe("ok")
+      expect(seen).toHaveLength(2)
       const kept = readFileSync(receipts, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { tool: string }).tool)
-      expect(kept).toEqual(["echo", "aborted", "echo"])
+      expect(kept).toEqual(["echo", "aborted", "echo", "progress"])
       yield* refusals(proxy.url)
       // The listener still serves after the refusals.
       expect(statusOf(yield* call(one.client, "echo", { text: "still" }))).toBe("ok")

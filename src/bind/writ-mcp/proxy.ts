@@ -345,7 +345,14 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         if (m.method === "notifications/tools/list_changed") stale = true
         if (isNotification(m)) notes.taken()
         if (!visibleUnder(leaf, m.method as string, paramsOf(m))) return yield* Effect.logDebug(`${String(m.method)} outside the grant not relayed`)
-        if (m.method === "notifications/progress") forms.saw(paramsOf(m))
+        if (m.method === "notifications/progress") {
+          forms.saw(paramsOf(m))
+          // On the stream of the request it reports on, where the client has one per request
+          // (Streamable HTTP: the POST's SSE stream), rather than the session's standing stream.
+          const token = paramsOf(m).progressToken
+          const about = [...pending.values()].find((p) => p.tag === "client" && p.progressToken !== undefined && p.progressToken === token)
+          if (about?.tag === "client") return yield* send(o.client, m, about.clientId)
+        }
         yield* toClient(m)
       })
 
