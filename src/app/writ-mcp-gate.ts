@@ -13,6 +13,7 @@ import { type RemoteOptions, serveRemote } from "../bind/mcp/remote.js"
 import { RandomBytes } from "../kernel/services.js"
 import { restarter } from "../bind/writ-mcp-gate/restart.js"
 import { gateCapabilities, serveGate } from "../bind/writ-mcp-gate/server.js"
+import { gateSessions } from "../bind/writ-mcp-gate/sessions.js"
 import { liveness, type Requests, upstreamApplication } from "../bind/writ-mcp-gate/upstream.js"
 import type { PinFile } from "../bind/writ-mcp/policy.js"
 import { CLIENT_CAPABILITIES } from "../bind/writ-mcp/rpc.js"
@@ -37,6 +38,9 @@ export interface McpGateOptions {
    * next call that needs it restarts it after a bounded backoff. Absent, a server that exited
    * stays gone and every call is `unreachable_server`. */
   readonly restart?: () => Transport
+  /** The upstream is Streamable HTTP: a transport error is a drop (../bind/writ-mcp-gate/restart.ts),
+   * the calls in flight are answered, and the next call reconnects through `restart`. */
+  readonly reconnectOnError?: boolean
   readonly pins?: PinFile
   readonly closed?: boolean
   /** Requests other than `tools/call` relayed unchecked (../bind/writ-mcp/methods.ts). */
@@ -73,7 +77,7 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
       Effect.tryPromise({ try: () => upstream.connect(o.upstream, { timeout: connectTimeout }), catch: transportError("cannot connect to the MCP server") }),
       () => Effect.promise(() => upstream.close().catch(() => undefined))
     )
-    const ensure = yield* restarter(upstream, connectTimeout, o.restart)
+    const ensure = yield* restarter(upstream, connectTimeout, o.restart, o.reconnectOnError ?? false)
     const requests: Requests = new Map()
     const live = liveness()
     const application = Layer.succeed(Application, upstreamApplication(upstream, requests, live, {
@@ -96,6 +100,9 @@ export const startMcpGate = (o: McpGateOptions): Effect.Effect<RunningMcpGate, S
       allow,
       capabilities,
       live,
+      // Every session's server over the one upstream: the server's own requests and notifications
+      // routed to the session they belong to (../bind/writ-mcp-gate/sessions.ts).
+      sessions: gateSessions(upstream),
       ...(o.keepAlive === undefined ? {} : { keepAlive: o.keepAlive }),
       ...(o.pins === undefined ? {} : { pins: o.pins })
     }

@@ -35,6 +35,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
     const [command, ...args] = o.server
     let upstream: Transport
     let restart: (() => Transport) | undefined
+    let reconnect = false
     if (Option.isSome(o.http)) {
       if (command !== undefined) return yield* Effect.fail(cliError("mandate/usage", "give --http or a command after --, not both"))
       let url: URL
@@ -43,7 +44,10 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
       } catch {
         return yield* Effect.fail(cliError("mandate/usage", "not a URL", "--http"))
       }
-      upstream = new StreamableHTTPClientTransport(url)
+      // A server that drops is reconnected by the next call (bind/writ-mcp-gate/restart.ts).
+      restart = () => new StreamableHTTPClientTransport(url)
+      reconnect = true
+      upstream = restart()
     } else {
       if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after -- (or --http URL)"))
       const env = childEnv(yield* cliEnv)
@@ -71,6 +75,7 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
         client: remote === undefined ? stdioToClient() : { listen: remote },
         upstream,
         ...(restart === undefined ? {} : { restart }),
+        reconnectOnError: reconnect,
         closed: o.closed,
         allow: o.allow,
         timeout: `${o.timeout} seconds`,

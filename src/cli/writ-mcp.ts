@@ -5,8 +5,10 @@
 //   mcp-echo  --key K --root DID [--store FILE] [--optional]
 //     a minimal MCP server under Writ with one tool, `echo`, that runs only under a Writ call
 //     (`--optional` lets a call without one run unenforced, with no tally).
-//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] [--allow METHOD]... -- SERVER ARGS...
-//     the proxy in front of the real server, started as a child.
+//   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] [--allow METHOD]...
+//             [--listen HOST:PORT [--keys FILE]] -- SERVER ARGS...
+//     the proxy in front of the real server, started as a child (with --listen: served over
+//     Streamable HTTP, a child per session).
 //   mcp-proxy --print-pins -- SERVER ARGS...
 //     lists the server's tools: each definition on stderr, to be read, and the pin file on stdout.
 import { Args, Command, Options } from "@effect/cli"
@@ -18,6 +20,7 @@ import type { ServeError } from "../app/inputs.js"
 import { allowsBound } from "../bind/writ-mcp/methods.js"
 import { PinFile, pinsOf } from "../bind/writ-mcp/policy.js"
 import { runProxy } from "../bind/writ-mcp/proxy.js"
+import { listenProxy } from "../app/writ-mcp-proxy.js"
 import { Receipts } from "../bind/writ-mcp/receipts.js"
 import { listAllTools, rawPeer, type RpcError } from "../bind/writ-mcp/rpc.js"
 import { toolSet } from "../bind/writ-mcp/server.js"
@@ -80,48 +83,6 @@ export const checkAllow = (allow: ReadonlyArray<string>): Effect.Effect<void, Cl
     : Effect.fail(cliError("mandate/usage", `${bound.join(", ")} is bound by the grant, not relayed unchecked: give the grant an act for it`, "--allow"))
 }
 
-export const writMcpProxyCommand = Command.make("mcp-proxy", {
-  key: Options.file("key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The agent's key file: the grant's holder, who signs each call")),
-  grant: Options.file("grant", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The grant: a chain file from its root to the agent's key")),
-  receipts: Options.text("receipts").pipe(Options.optional, Options.withDescription("JSON lines file where every verified tally is kept")),
-  pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file: list and call only the tool definitions approved there")),
-  closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
-  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. logging/setLevel, completion/*); tools/call, resources/read and prompts/get are bound by the grant and cannot be allowed; others are refused method_refused")),
-  printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
-  server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
-}, (o) =>
-  runCommand(Effect.gen(function*() {
-    const [command, ...args] = o.server
-    if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after --"))
-    const server = new StdioClientTransport({ command, args, env: childEnv(yield* cliEnv), stderr: "inherit" })
-    if (o.printPins) {
-      const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(server), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
-      for (const t of tools) yield* Console.error(pretty(t))
-      yield* Console.log(pretty(pinsOf(tools)).trimEnd())
-      return
-    }
-    yield* checkAllow(o.allow)
-    const key = opt(o.key)
-    const grant = opt(o.grant)
-    if (key === undefined || grant === undefined) return yield* Effect.fail(cliError("mandate/usage", "--key and --grant are required (or --print-pins)"))
-    const seed = yield* readKeyFile(key)
-    const chain = yield* readChainFile(grant)
-    const pins = Option.isSome(o.pins) ? yield* readPins(o.pins.value) : undefined
-    const receipts = Option.isSome(o.receipts) ? Receipts.file(o.receipts.value) : Receipts.none
-    yield* Effect.scoped(runProxy({
-      client: stdioToClient(),
-      server,
-      grant: chain,
-      closed: o.closed,
-      allow: o.allow,
-      ...(pins === undefined ? {} : { pins })
-    })).pipe(
-      Effect.catchTag("RpcError", (e) => Effect.fail(fromRpc(e))),
-      Effect.provide(Layer.mergeAll(Signer.fromSeed(seed), RandomBytes.live, receipts))
-    )
-  }).pipe(onStderr))
-)
-
 /** `--listen HOST:PORT` and `--keys FILE` (docs/mcp-gate.md, "Serving remote clients"). */
 export const listenOptions = {
   listen: Options.text("listen").pipe(Options.optional, Options.withDescription("Serve the client over Streamable HTTP at HOST:PORT (endpoint /mcp) instead of stdio; loopback unless --keys")),
@@ -147,3 +108,56 @@ export const remoteOf = (o: { readonly listen: Option.Option<string>; readonly k
     const remote: RemoteOptions = { ...at, ...(keys === undefined ? {} : { keys }) }
     return remote
   })
+
+export const writMcpProxyCommand = Command.make("mcp-proxy", {
+  key: Options.file("key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The agent's key file: the grant's holder, who signs each call")),
+  grant: Options.file("grant", { exists: "yes" }).pipe(Options.optional, Options.withDescription("The grant: a chain file from its root to the agent's key")),
+  receipts: Options.text("receipts").pipe(Options.optional, Options.withDescription("JSON lines file where every verified tally is kept")),
+  pins: Options.file("pins", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Pin file: list and call only the tool definitions approved there")),
+  closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
+  allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. logging/setLevel, completion/*); tools/call, resources/read and prompts/get are bound by the grant and cannot be allowed; others are refused method_refused")),
+  printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
+  ...listenOptions,
+  server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
+}, (o) =>
+  runCommand(Effect.gen(function*() {
+    const [command, ...args] = o.server
+    if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after --"))
+    const env = childEnv(yield* cliEnv)
+    const newServer = () => new StdioClientTransport({ command, args, env, stderr: "inherit" })
+    const server = newServer()
+    if (o.printPins) {
+      const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(server), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
+      for (const t of tools) yield* Console.error(pretty(t))
+      yield* Console.log(pretty(pinsOf(tools)).trimEnd())
+      return
+    }
+    yield* checkAllow(o.allow)
+    const key = opt(o.key)
+    const grant = opt(o.grant)
+    if (key === undefined || grant === undefined) return yield* Effect.fail(cliError("mandate/usage", "--key and --grant are required (or --print-pins)"))
+    const seed = yield* readKeyFile(key)
+    const chain = yield* readChainFile(grant)
+    const pins = Option.isSome(o.pins) ? yield* readPins(o.pins.value) : undefined
+    const receipts = Option.isSome(o.receipts) ? Receipts.file(o.receipts.value) : Receipts.none
+    const remote = yield* remoteOf(o)
+    const policy = { grant: chain, closed: o.closed, allow: o.allow, ...(pins === undefined ? {} : { pins }) }
+    const services = Layer.mergeAll(Signer.fromSeed(seed), RandomBytes.live, receipts)
+    if (remote !== undefined) {
+      // One proxy and one server per session (app/writ-mcp-proxy.ts), until the process is stopped.
+      return yield* Effect.scoped(Effect.gen(function*() {
+        const listener = yield* listenProxy({ ...policy, listen: remote, server: newServer })
+        yield* Effect.logInfo(`mcp-proxy: listening on ${listener.url} (a server started per session)`)
+        return yield* Effect.never
+      })).pipe(
+        Effect.catchTag("ServeError", (e) => Effect.fail(fromServe(e))),
+        Effect.provide(services)
+      )
+    }
+    yield* Effect.scoped(runProxy({ ...policy, client: stdioToClient(), server })).pipe(
+      Effect.catchTag("RpcError", (e) => Effect.fail(fromRpc(e))),
+      Effect.provide(services)
+    )
+  }).pipe(onStderr))
+)
+

@@ -22,6 +22,8 @@ import { approvalLayer } from "../store/sqlite/approval.js"
 import { SqliteStore } from "../store/sqlite/client.js"
 import { deprecatedSeedOption, keyFileOption, keyFileOrSeed, keyFrom } from "./key-options.js"
 import { cliError, runCommand } from "./writ-io.js"
+import { listenOptions, remoteOf } from "./writ-mcp.js"
+import { serveRemote } from "../bind/mcp/remote.js"
 import { agentKeyPath, ensureServerKey, readKey, yeaHome } from "./yea-home.js"
 import { localPolicyFile, pinnedPrincipal, signedPolicy, signedPolicySource, storeFolder } from "./yea-local.js"
 import { readServices } from "./yea-services.js"
@@ -126,7 +128,8 @@ export const yeaMcpExampleCommand = Command.make("mcp-example", { sqlite, storeD
   )
 )
 
-// `mandate yea mcp URL...`: the bridge (SPEC-bridge) on stdio.
+// `mandate yea mcp URL...`: the bridge (SPEC-bridge) on stdio, `--http` (loopback, one token) or
+// `--listen HOST:PORT [--keys FILE]` (Streamable HTTP for remote clients, docs/mcp-gate.md).
 const urls = Args.text({ name: "URL" }).pipe(Args.withDescription("A YEA service to serve to the MCP client: yea://, yeas://, http(s):// or stdio: (default: the services of `mandate yea add`)"), Args.repeated)
 const agentKey = keyFileOption("agent-key", "the agent's key file, which signs the proofs (default: the agent key `mandate yea init` wrote in the YEA home, $YEA_HOME or ~/.yea)")
 const agentSeed = deprecatedSeedOption("agent-seed", "--agent-key")
@@ -146,7 +149,7 @@ const toolsMode = Options.choice("tools", ["generic", "per-capability"] as const
 const budget = Options.integer("budget").pipe(Options.optional, Options.withDescription("the token budget of each reply the services send (SPEC §8)"))
 const bridgeHttp = Options.boolean("http").pipe(Options.withDescription("serve Streamable HTTP on 127.0.0.1 instead of stdio (bearer token from YEA_HTTP_TOKEN, 32 characters or more)"))
 
-export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentKey, agentSeed, grants, deny, approveHere, toolsMode, budget, http: bridgeHttp, port }, (o) =>
+export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentKey, agentSeed, grants, deny, approveHere, toolsMode, budget, http: bridgeHttp, port, ...listenOptions }, (o) =>
   runCommand(
     Effect.scoped(
       Effect.gen(function* () {
@@ -155,6 +158,10 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentKey, agentSe
         // No URL: the services saved with `mandate yea add` (docs/cli.md "Bridges").
         const urls = o.urls.length > 0 ? o.urls : (yield* readServices(home)).map((e) => e.url)
         if (urls.length === 0) return yield* Effect.fail(cliError("mandate/usage", "name at least one service URL, or add one with `mandate yea add URL`"))
+        // --listen: the network listener of `writ mcp-gate` (bind/mcp/remote.ts), bearer keys hashed
+        // at rest; --http stays the one person's loopback front end with YEA_HTTP_TOKEN.
+        if (Option.isSome(o.listen) && o.http) return yield* Effect.fail(cliError("mandate/usage", "give --http or --listen, not both", "--listen"))
+        const remote = yield* remoteOf(o)
         const token = Option.getOrElse(yield* Effect.orElseSucceed(Config.option(Config.string("YEA_HTTP_TOKEN")), () => Option.none<string>()), () => "")
         if (o.http && token.length < MIN_HTTP_TOKEN) return yield* Effect.fail(cliError("mandate/usage", `--http needs YEA_HTTP_TOKEN (${MIN_HTTP_TOKEN} characters or more)`))
         const agent = yield* keyFrom({
@@ -182,6 +189,12 @@ export const yeaMcpBridgeCommand = Command.make("mcp", { urls, agentKey, agentSe
             ...(principal === undefined ? {} : { principal })
           })
           for (const s of [...described.flatMap((d) => d.skipped), ...skipped]) yield* Console.error(`yea mcp: not served: ${s}`)
+          if (remote !== undefined) {
+            // A fresh server per session over the one bridge state, as with --http.
+            const listener = yield* serveRemote(remote, newServer).pipe(Effect.mapError((e) => cliError("mandate/usage", e.message, "--listen")))
+            yield* Console.error(`serving MCP at ${listener.url}`)
+            return yield* Effect.never
+          }
           if (!o.http) return yield* serveStdio(server)
           // One person's bridge on loopback: a fresh server per session over the one bridge state.
           const { url } = yield* serveHttp({ port: o.port, token, sub: "bridge" }, newServer)

@@ -58,6 +58,8 @@ export interface ThirdPartyClient {
   /** The client turns a result with `isError` into a thrown error (its text in the message), and
    * keeps no JSON-RPC code or data of an error answer (only its message). LangChain does both. */
   readonly flattensErrors: boolean
+  /** It can call a tool the server did not list (the AI SDK and LangChain call only listed ones). */
+  readonly callsUnlisted: boolean
 }
 
 const require_ = createRequire(import.meta.url)
@@ -101,6 +103,7 @@ export const aiSdk: ThirdPartyClient = {
   pkg: "@ai-sdk/mcp",
   version: installedVersion("@ai-sdk/mcp"),
   flattensErrors: false,
+  callsUnlisted: false,
   connect: async (e) => {
     const client = await createMCPClient({
       clientName: "mandate-test-ai-sdk",
@@ -146,6 +149,7 @@ export const langchain: ThirdPartyClient = {
   pkg: "@langchain/mcp-adapters",
   version: installedVersion("@langchain/mcp-adapters"),
   flattensErrors: true,
+  callsUnlisted: false,
   connect: async (e) => {
     const client = new MultiServerMCPClient({
       throwOnLoadError: true,
@@ -194,6 +198,7 @@ export const sdk2: ThirdPartyClient = {
   pkg: "@modelcontextprotocol/client",
   version: installedVersion("@modelcontextprotocol/client"),
   flattensErrors: false,
+  callsUnlisted: true,
   connect: async (e) => {
     const client = new Client({ name: "mandate-test-sdk2", version: "0.1.0" })
     await client.connect(

@@ -1,12 +1,12 @@
 // The same checks for every third-party client against every Mandate MCP surface: connect, list
 // the tools, call an allowed tool and get its result (with the tally where the surface signs one),
 // call a refused one and see the refusal's code reach the client in the form the surface
-// documents, and close. Every client here speaks stdio and Streamable HTTP; a surface that serves
-// its client on stdio only (the proxy and the gate) is run over stdio alone.
+// documents, and close. Every client here speaks stdio and Streamable HTTP; the proxy is run over
+// both (`--listen` for HTTP), the gate over stdio here (its listener: test/writ-mcp/gate-remote*).
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
 import type { ClientSession, Endpoint, Outcome, ThirdPartyClient } from "./clients.js"
-import { bridge, gateAlone, jobServer, proxyEcho, proxyGateEverything, receiptsOf } from "./surfaces.js"
+import { bridge, gateAlone, jobServer, proxyEcho, proxyEchoHttp, proxyGateEverything, receiptsOf } from "./surfaces.js"
 
 const T = { timeout: 240_000 }
 
@@ -65,8 +65,23 @@ export const describeSurfaces = (client: ThirdPartyClient) => {
         expect(receiptsOf(p.receipts)).toEqual(["echo:ok", "echo:count_exhausted"])
       }), T)
 
-    // No HTTP case toward the client here, and not a limit of the client: writ mcp-proxy and
-    // mcp-gate serve their client on stdio only (docs/writ-mcp.md, docs/mcp-gate.md).
+  })
+
+  describe(`${who} -> mandate writ mcp-proxy --listen -- mandate writ mcp-echo (Streamable HTTP, a bearer key)`, () => {
+    it.live("lists echo, runs it once with a verified tally, then sees count_exhausted; the receipts are kept", () =>
+      Effect.gen(function*() {
+        const p = yield* proxyEchoHttp
+        yield* Effect.scoped(Effect.gen(function*() {
+          const s = yield* session(client, p.endpoint)
+          expect(yield* Effect.promise(() => s.tools())).toEqual(["echo"])
+          const ok = yield* call(s, "echo", { text: "one" })
+          expect(ok.isError, show(ok)).toBe(false)
+          expect(ok.structured).toEqual({ text: "one" })
+          expect(tallyOf(ok), show(ok)).toBe("ok")
+          expectSignedRefusal(client, yield* call(s, "echo", { text: "two" }), "count_exhausted")
+        }))
+        expect(receiptsOf(p.receipts)).toEqual(["echo:ok", "echo:count_exhausted"])
+      }).pipe(Effect.scoped), T)
   })
 
   for (const upstream of ["stdio", "http"] as const) {
@@ -77,14 +92,16 @@ export const describeSurfaces = (client: ThirdPartyClient) => {
           yield* Effect.scoped(Effect.gen(function*() {
             const s = yield* session(client, p.endpoint)
             const tools = yield* Effect.promise(() => s.tools())
+            // The proxy lists only what its grant covers (src/bind/writ-mcp/scope.ts).
             expect(tools).toContain("echo")
-            expect(tools).toContain("get-sum")
+            expect(tools).not.toContain("get-sum")
             const ok = yield* call(s, "echo", { message: "hello" })
             expect(ok.isError, show(ok)).toBe(false)
             expect(ok.text).toBe("Echo: hello")
             expect(tallyOf(ok), show(ok)).toBe("ok")
-            // Outside the grant: the proxy refuses before anything is signed or sent.
-            expectErrorRefusal(client, yield* call(s, "get-sum", { a: 1, b: 2 }), "forbidden_op")
+            // Outside the grant, called anyway (by a client that can call an unlisted tool): the
+            // proxy refuses before anything is signed or sent.
+            if (client.callsUnlisted) expectErrorRefusal(client, yield* call(s, "get-sum", { a: 1, b: 2 }), "forbidden_op")
             // The count is spent: the gate's executor signs the refusal.
             expectSignedRefusal(client, yield* call(s, "echo", { message: "again" }), "count_exhausted")
           }))

@@ -12,6 +12,7 @@ import { RandomBytes, Signer } from "../../src/kernel/services.js"
 import { issueRootGrant } from "../../src/yea/grant.js"
 import { keyFromSeed } from "../../src/yea/keys.js"
 import { cliEntry } from "../support/cli.js"
+import { BEARER, keysFile, startListening } from "../support/remote-mcp.js"
 import { repoRoot } from "../support/shared.js"
 import { files, grant, root } from "../writ-mcp/support.js"
 import { keyFileOf, policy as jobPolicy, principalKey, principalSeed, serverSeed, TOKEN } from "../yea-mcp/harness.js"
@@ -67,11 +68,26 @@ export const receiptsOf = (file: string): ReadonlyArray<string> =>
   })
 
 // ---------------------------------------------------------------------------------------------
-// Writ: `mcp-proxy` and `mcp-gate`. Both serve stdio only toward their client (docs/writ-mcp.md,
-// docs/mcp-gate.md); the gate reaches its plain server over stdio or Streamable HTTP.
+// Writ: `mcp-proxy` and `mcp-gate`, toward their client on stdio, or Streamable HTTP with
+// `--listen` (docs/mcp-gate.md, "Serving remote clients"); the gate reaches its plain server over
+// stdio or Streamable HTTP.
 
 /** A grant from the test root to the test agent: `echo` only, once. */
 const echoOnce = () => grant({ act: { t: "prefix", v: "mcp/tools/echo" }, uses: { t: "count", v: 1 } })
+
+/** `proxyEcho` served over Streamable HTTP (`--listen` on loopback, `--keys`), a process killed
+ * with the scope; the endpoint carries the bearer key. */
+export const proxyEchoHttp = Effect.gen(function*() {
+  const f = files(yield* echoOnce())
+  const receipts = join(f.dir, "receipts.jsonl")
+  const listening = yield* startListening([
+    "writ", "mcp-proxy", "--key", f.agentKey, "--grant", f.grantFile, "--receipts", receipts,
+    "--listen", "127.0.0.1:0", "--keys", keysFile(), "--",
+    process.execPath, ...cliEntry, "writ", "mcp-echo", "--key", f.serverKey, "--root", root.did
+  ])
+  const endpoint: HttpEndpoint = { _tag: "http", url: listening.url, headers: { authorization: `Bearer ${BEARER}` } }
+  return { endpoint, receipts }
+})
 
 /** `mandate writ mcp-proxy -- mandate writ mcp-echo` (a Writ server), the grant allowing `echo` once. */
 export const proxyEcho = Effect.gen(function*() {

@@ -87,11 +87,12 @@ describe("method policy", () => {
     expect(allowsBound(["resources/read", "logging/setLevel", "prompts/*"])).toEqual(["resources/read"])
     expect(ruleOf("resources/subscribe", ["resources/*"])).toBe("allowed")
     expect(ruleOf("logging/setLevel", ["completion/*"])).toBe("refused")
-    // A family is offered when a bound method of it is named, or a method allowed; subscribe only when allowed.
+    // A family is offered when a bound or allowed method of it is named; subscribe only when allowed and named.
     const caps = { tools: {}, resources: { subscribe: true, listChanged: true }, prompts: {}, logging: {}, completions: {} }
     expect(offeredCapabilities(caps, [], (m) => m === "prompts/get")).toEqual({ tools: {}, prompts: {} })
     expect(offeredCapabilities(caps, ["logging/setLevel"], () => true)).toEqual({ tools: {}, resources: { listChanged: true }, prompts: {}, logging: {} })
-    expect(offeredCapabilities(caps, ["resources/subscribe"], () => false)).toEqual({ tools: {}, resources: { subscribe: true, listChanged: true } })
+    expect(offeredCapabilities(caps, ["resources/subscribe"], (m) => m === "resources/subscribe")).toEqual({ tools: {}, resources: { subscribe: true, listChanged: true } })
+    expect(offeredCapabilities(caps, ["resources/subscribe"], () => false)).toEqual({ tools: {} })
   })
 
   it.effect("a refused method names method_refused", () =>

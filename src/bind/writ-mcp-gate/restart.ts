@@ -6,9 +6,16 @@
 // RESTART_DELAY up to RESTART_DELAY_MAX; a call that finds the server alive resets it. A restart
 // that fails (the command cannot start, or does not initialize in time) answers that call
 // `unreachable_server`, and the next call tries again after a longer wait.
+//
+// A server over Streamable HTTP does not exit, it drops: the connection is refused or a stream
+// breaks, and the SDK's transport says so only through `onerror`. With `dropsOnError`, such an
+// error closes the client, which answers every request in flight (ConnectionClosed:
+// `unknown_outcome` in upstream.ts, recorded by the executor, never sent again), and the next call
+// reconnects (a new transport from `restart`, initialize again) with the same backoff, each wait an
+// `Effect.sleep` on the Clock in context.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Runtime } from "effect"
 import { unreachableServer, type UnreachableServer } from "../writ-mcp/reason.js"
 
 export const RESTART_DELAY = Duration.millis(200)
@@ -26,7 +33,8 @@ export const restartDelay = (n: number): Duration.Duration =>
 export const restarter = (
   client: Client,
   connectTimeoutMs: number,
-  restart: (() => Transport) | undefined
+  restart: (() => Transport) | undefined,
+  dropsOnError = false
 ): Effect.Effect<Effect.Effect<boolean, UnreachableServer>> =>
   Effect.gen(function*() {
     let alive = true
@@ -35,6 +43,19 @@ export const restarter = (
     client.onclose = () => {
       alive = false
       previous?.()
+    }
+    if (dropsOnError) {
+      const run = Runtime.runFork(yield* Effect.runtime<never>())
+      const previousError = client.onerror
+      client.onerror = (e) => {
+        previousError?.(e)
+        if (!alive) return
+        alive = false
+        run(Effect.zipRight(
+          Effect.logWarning(`mcp-gate: the MCP server dropped (${e.message}); calls in flight are answered unknown_outcome, the next call reconnects`),
+          Effect.promise(() => client.close().catch(() => undefined))
+        ))
+      }
     }
     const lock = yield* Effect.makeSemaphore(1)
     return lock.withPermits(1)(Effect.gen(function*() {
@@ -45,7 +66,7 @@ export const restarter = (
       if (restart === undefined) return yield* Effect.fail(unreachableServer("the server behind the gate has exited"))
       inRow++
       const delay = restartDelay(inRow)
-      yield* Effect.logWarning(`mcp-gate: the MCP server has exited; restarting it (restart ${inRow} in a row, after ${Duration.format(delay)})`)
+      yield* Effect.logWarning(`mcp-gate: the MCP server has exited or dropped; restarting or reconnecting it (restart ${inRow} in a row, after ${Duration.format(delay)})`)
       yield* Effect.sleep(delay)
       yield* Effect.tryPromise({
         try: () => client.connect(restart(), { timeout: connectTimeoutMs }),

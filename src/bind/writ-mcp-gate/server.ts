@@ -25,10 +25,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
-  CallToolRequestSchema, CompleteRequestSchema, CompleteResultSchema, CreateMessageRequestSchema, CreateMessageResultSchema,
-  ElicitRequestSchema, ElicitResultSchema, EmptyResultSchema, GetPromptRequestSchema, GetPromptResultSchema, ListPromptsRequestSchema,
+  CallToolRequestSchema, CompleteRequestSchema, CompleteResultSchema,
+  EmptyResultSchema, GetPromptRequestSchema, GetPromptResultSchema, ListPromptsRequestSchema,
   ListPromptsResultSchema, ListResourcesRequestSchema, ListResourcesResultSchema, ListResourceTemplatesRequestSchema,
-  ListResourceTemplatesResultSchema, ListRootsRequestSchema, ListRootsResultSchema, ListToolsRequestSchema, McpError,
+  ListResourceTemplatesResultSchema, ListToolsRequestSchema, McpError,
   ReadResourceRequestSchema, ReadResourceResultSchema, ResultSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, FiberSet, Option, Schedule, type Scope } from "effect"
@@ -41,6 +41,7 @@ import { checkClosedReceived, checkPinned, pinnedOnly, pinOf, type PinFile } fro
 import { CALL_META, EXTENSION, present, presentRefusal } from "../writ-mcp/present.js"
 import { missingCall, unreachableServer, type UnreachableServer } from "../writ-mcp/reason.js"
 import { listAllTools, REFUSED } from "../writ-mcp/rpc.js"
+import { type GateSession, type GateSessions, gateSessions } from "./sessions.js"
 import type { Liveness, Requests } from "./upstream.js"
 
 /** The plain server behind the gate: the SDK Client connected to it, and whether it is still there. */
@@ -66,6 +67,9 @@ export interface GateServeOptions {
   readonly keepAlive?: Duration.DurationInput
   /** How long a relayed request may wait for the client (default 30 minutes: a person answers). */
   readonly relayTimeout?: Duration.DurationInput
+  /** The sessions over the one upstream (./sessions.ts), shared by every session's server; absent,
+   * a router of this one session's own. */
+  readonly sessions?: GateSessions
 }
 
 export const KEEP_ALIVE = Duration.seconds(15)
@@ -78,8 +82,6 @@ type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1]
 const RELAYED = [
   { capability: "resources", request: ListResourcesRequestSchema, result: ListResourcesResultSchema },
   { capability: "resources", request: ListResourceTemplatesRequestSchema, result: ListResourceTemplatesResultSchema },
-  { capability: "resources", request: SubscribeRequestSchema, result: EmptyResultSchema },
-  { capability: "resources", request: UnsubscribeRequestSchema, result: EmptyResultSchema },
   { capability: "prompts", request: ListPromptsRequestSchema, result: ListPromptsResultSchema },
   { capability: "completions", request: CompleteRequestSchema, result: CompleteResultSchema },
   { capability: "logging", request: SetLevelRequestSchema, result: EmptyResultSchema }
@@ -176,7 +178,9 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
         o.requests.set(id, extra)
         const token = extra._meta?.progressToken
         if (token !== undefined) waiting.set(extra, { token, sent: 0 })
+        session.open++
         return yield* o.executor.call(call).pipe(Effect.ensuring(Effect.sync(() => {
+          session.open--
           o.requests.delete(id)
           waiting.delete(extra)
         })))
@@ -225,6 +229,13 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
       server.setRequestHandler(r.request as typeof ListResourcesRequestSchema, (request, extra) =>
         up.request(request as never, r.result as typeof ListResourcesResultSchema, { signal: extra.signal }) as never)
     }
+    // A subscription is this session's (./sessions.ts): its updates reach it and no other.
+    if (offered.resources !== undefined && relayed("resources/subscribe", o.allow)) {
+      server.setRequestHandler(SubscribeRequestSchema, (request, extra) => sessions.subscribe(session, request.params.uri, extra.signal) as never)
+    }
+    if (offered.resources !== undefined && relayed("resources/unsubscribe", o.allow)) {
+      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) => sessions.unsubscribe(session, request.params.uri, extra.signal) as never)
+    }
     server.fallbackRequestHandler = async (request) => {
       const refusal = await run(Effect.either(checkMethod(request.method, o.allow)))
       throw refusal._tag === "Left"
@@ -238,21 +249,28 @@ export const serveGate = (server: Server, o: GateServeOptions): Effect.Effect<vo
     // its `notifications/initialized`: the server's requests wait for it (bounded by their own time
     // limits), and its notifications before it are dropped (a client lists the tools after
     // initializing anyway). Seen while testing third-party clients: roots/list and tools/list_changed from
-    // server-everything reached the client before its initialize was answered.
+    // server-everything reached the client before its initialize was answered. Which session a
+    // server's request or notification reaches is ./sessions.ts's to say.
     const initialized = yield* Deferred.make<void>()
-    server.oninitialized = () => Deferred.unsafeDone(initialized, Effect.void)
-    const ready = () => run(Deferred.await(initialized))
-    up.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      ready().then(() => relay((timeout) => server.request(request, CreateMessageResultSchema, { signal: extra.signal, timeout }))))
-    up.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      ready().then(() => relay((timeout) => server.request(request, ElicitResultSchema, { signal: extra.signal, timeout }))))
-    up.setRequestHandler(ListRootsRequestSchema, (request, extra) =>
-      ready().then(() => server.request(request, ListRootsResultSchema, { signal: extra.signal })))
-    up.fallbackNotificationHandler = async (n) => {
-      if (n.method === "notifications/tools/list_changed") stale = true
-      if (!(await run(Deferred.isDone(initialized)))) return
-      await server.notification(n as never).catch(() => undefined)
+    let ready = false
+    server.oninitialized = () => {
+      ready = true
+      Deferred.unsafeDone(initialized, Effect.void)
     }
+    const session: GateSession = {
+      server,
+      ready: () => ready,
+      whenReady: () => run(Deferred.await(initialized)),
+      open: 0,
+      subscriptions: new Set(),
+      stale: () => {
+        stale = true
+      },
+      relay
+    }
+    const sessions = o.sessions ?? gateSessions(up)
+    const remove = sessions.add(session)
+    yield* Effect.addFinalizer(() => Effect.promise(remove))
     server.fallbackNotificationHandler = async (n) => {
       await up.notification(n as never).catch(() => undefined)
     }

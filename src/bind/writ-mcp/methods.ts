@@ -54,9 +54,10 @@ const FAMILIES: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
 
 /**
  * The server's capabilities as the client is shown them: a family is offered when some method of
- * it is allowed, or is bound and `named` by the grant (the proxy passes its leaf's `act`; the gate,
- * which holds no grant, names every bound method), so a client does not list what it would be
- * refused. `resources.subscribe` is offered only when `resources/subscribe` is allowed.
+ * it is bound or allowed, and `named` by the grant (the proxy asks its leaf, ./scope.ts: a
+ * subscription needs `mcp/resources/read` named, as a completion needs a prompt or it; the gate,
+ * which holds no grant, names every method), so a client does not list what it would be refused.
+ * `resources.subscribe` is offered only when `resources/subscribe` is allowed and named.
  */
 export const offeredCapabilities = (
   capabilities: unknown,
@@ -66,7 +67,7 @@ export const offeredCapabilities = (
   if (!isJsonObject(capabilities)) return capabilities
   const offered = (m: string) => {
     const rule = ruleOf(m, allow)
-    return rule === "allowed" || (rule === "bound" && named(m))
+    return (rule === "allowed" || rule === "bound") && named(m)
   }
   const hidden = new Set(FAMILIES.filter(([, methods]) => !methods.some(offered)).map(([f]) => f))
   const shown = Object.fromEntries(Object.entries(capabilities).filter(([k]) => !hidden.has(k)))

@@ -20,10 +20,10 @@
 // carrying a Writ call signed under the grant (op and args as bound.ts maps them), in the order the
 // client sent them, and come back only verified (./proxy-answer.ts). One the leaf's `act` does not
 // name is refused before signing: `forbidden_op` for a tool (the Writ check), `method_refused` for a
-// resource or prompt (as before those were bound). The listings (`resources/list`,
-// `resources/templates/list`, `prompts/list`) are filtered to what the grant admits: a resource
-// whose `{uri}` the leaf admits, a prompt whose op `act` names, templates when `act` names
-// `mcp/resources/read`. Other requests pass only as methods.ts allows (`method_refused`).
+// resource or prompt (as before those were bound). Every listing (`tools/list` too), every allowed
+// request that names an item (`resources/subscribe`, `completion/complete`) and
+// `notifications/resources/updated` are held to the leaf (./scope.ts). Other requests pass only as
+// methods.ts allows (`method_refused`).
 //
 // Bounds (docs/mcp-gate.md): a verified result over `maxResultBytes` is not passed on
 // (`result_too_large`, proxy-answer.ts), and at most `maxQueuedNotifications` server notifications
@@ -34,7 +34,7 @@ import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
 import { RandomBytes, Signer } from "../../kernel/services.js"
 import { delegate, type HeldWrit, holdChain, makeCall } from "../../writ/issue.js"
 import { writError, type WritError } from "../../writ/reason.js"
-import { admits, BOUND_METHODS, boundRequest, checkNamed, names, RESOURCE_READ_OP, promptOp, withCall } from "./bound.js"
+import { BOUND_METHODS, boundRequest, checkNamed, names, RESOURCE_READ_OP, promptOp, withCall } from "./bound.js"
 import { ready } from "./client.js"
 import { FormKeepAlive, progressTokenOf } from "./keep-alive.js"
 import { checkMethod, LISTINGS, offeredCapabilities } from "./methods.js"
@@ -42,6 +42,7 @@ import { MAX_QUEUED_NOTIFICATIONS, noteBound } from "./notes.js"
 import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
 import { advertisementOf } from "./present.js"
 import { answerBound, type SentBound } from "./proxy-answer.js"
+import { listedUnder, outsideGrant, visibleUnder } from "./scope.js"
 import { CLIENT_GONE, type McpPolicyError, type MethodRefused, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
 import type { Receipts } from "./receipts.js"
 import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
@@ -102,6 +103,16 @@ const paramsOf = (m: Message): JsonObject => (isJsonObject(m.params) ? m.params 
 
 /** Runs the proxy until the client has gone and its requests are answered, or the server exits. */
 export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcError, Signer | RandomBytes | Receipts | Scope.Scope> =>
+  Effect.flatMap(startProxy(o), (p) => p.done).pipe(Effect.withSpan("writ.mcp.proxy"))
+
+/** A proxy started: both transports started and read; `done` resolves when it has ended. */
+export interface StartedProxy {
+  readonly done: Effect.Effect<void>
+}
+
+/** Starts the proxy in the current scope and returns once both sides are started (a listener
+ * hands the client's first request to the transport only then: ../mcp/remote.ts). */
+export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritError | RpcError, Signer | RandomBytes | Receipts | Scope.Scope> =>
   Effect.gen(function*() {
     // The grant is taken up before anything starts: a chain that does not verify, or whose leaf
     // the Signer does not hold, is refused with its section 4 reason.
@@ -181,10 +192,17 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
           return Queue.offer(boundCalls, { id: m.id as RequestId, method: m.method as string, params: paramsOf(m) })
         }
         if (LISTINGS.has(m.method as string)) return forward(m, { listing: m.method as string })
-        return checkMethod(m.method as string, allow).pipe(Effect.matchEffect({
-          onFailure: (e) => toClient(errorAnswer(m.id as RequestId, REFUSED, e.reason, e.message)),
-          onSuccess: () => forward(m)
-        }))
+        // An allowed request that names an item is still held to the grant (./scope.ts).
+        return checkMethod(m.method as string, allow).pipe(
+          Effect.zipRight(Effect.suspend(() => {
+            const outside = outsideGrant(leaf, m.method as string, paramsOf(m))
+            return outside === undefined ? Effect.void : Effect.fail(outside)
+          })),
+          Effect.matchEffect({
+            onFailure: (e) => toClient(errorAnswer(m.id as RequestId, REFUSED, e.reason, e.message)),
+            onSuccess: () => forward(m)
+          })
+        )
       }
       if (isResponse(m)) {
         serverOpen.delete(idKey(m.id as RequestId))
@@ -262,18 +280,6 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         }))
       })
 
-    /** A listing's result filtered to what the leaf admits (the header). */
-    const filtered = (listing: string, result: JsonObject): JsonObject => {
-      const items = (member: string) => (Array.isArray(result[member]) ? result[member].filter(isJsonObject) : [])
-      if (listing === "resources/list") {
-        return { ...result, resources: items("resources").filter((x) => typeof x.uri === "string" && admits(leaf, RESOURCE_READ_OP, { uri: x.uri })) }
-      }
-      if (listing === "prompts/list") {
-        return { ...result, prompts: items("prompts").filter((x) => typeof x.name === "string" && names(leaf, promptOp(x.name))) }
-      }
-      return { ...result, resourceTemplates: names(leaf, RESOURCE_READ_OP) ? items("resourceTemplates") : [] }
-    }
-
     // ----- the server, read on its own fiber
     const learn = (result: JsonObject) =>
       Effect.gen(function*() {
@@ -308,18 +314,24 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
             if (p.method === "initialize" && isJsonObject(m.result)) yield* learn(m.result)
             if (p.bound !== undefined) yield* answerBound(p.bound, p.clientId, m, maxResult, toClient)
             else if (p.method === "initialize" && isJsonObject(m.result)) {
+              const readable = names(leaf, RESOURCE_READ_OP)
               const capabilities = offeredCapabilities(m.result.capabilities, allow, (method) =>
-                method === "resources/read" ? names(leaf, RESOURCE_READ_OP) : method === "prompts/get" ? namesAnyPrompt : true)
+                method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe" ? readable
+                  : method === "prompts/get" ? namesAnyPrompt
+                  : method === "completion/complete" ? readable || namesAnyPrompt
+                  : true)
               yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities } as JsonObject })
             } else if (p.listing !== undefined && isJsonObject(m.result)) {
-              yield* toClient({ ...m, id: p.clientId, result: filtered(p.listing, m.result) })
+              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, p.listing, m.result) })
             }
             else if (p.method === "tools/list" && o.pins !== undefined && isJsonObject(m.result)) {
               const tools = Array.isArray(m.result.tools) ? m.result.tools.filter(isJsonObject) : []
               if (!p.cursor) listed.clear()
               for (const t of tools) if (typeof t.name === "string") listed.set(t.name, pinOf(t))
               if (!p.cursor) stale = false
-              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, tools: pinnedOnly(o.pins, tools) } })
+              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, "tools/list", { ...m.result, tools: pinnedOnly(o.pins, tools) }) })
+            } else if (p.method === "tools/list" && isJsonObject(m.result)) {
+              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, "tools/list", m.result) })
             } else yield* toClient({ ...m, id: p.clientId })
           }
           return yield* checkDrained
@@ -332,7 +344,15 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
         }
         if (m.method === "notifications/tools/list_changed") stale = true
         if (isNotification(m)) notes.taken()
-        if (m.method === "notifications/progress") forms.saw(paramsOf(m))
+        if (!visibleUnder(leaf, m.method as string, paramsOf(m))) return yield* Effect.logDebug(`${String(m.method)} outside the grant not relayed`)
+        if (m.method === "notifications/progress") {
+          forms.saw(paramsOf(m))
+          // On the stream of the request it reports on, where the client has one per request
+          // (Streamable HTTP: the POST's SSE stream), rather than the session's standing stream.
+          const token = paramsOf(m).progressToken
+          const about = [...pending.values()].find((p) => p.tag === "client" && p.progressToken !== undefined && p.progressToken === token)
+          if (about?.tag === "client") return yield* send(o.client, m, about.clientId)
+        }
         yield* toClient(m)
       })
 
@@ -383,7 +403,12 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
       if (isNotification(msg) && !notes.admit()) return
       Queue.unsafeOffer(fromServer, msg)
     }
-    o.client.onclose = () => void unsafeRun(FiberSet.run(fibers, clientGone))
+    // A handler already set is kept: a listener's session (../mcp/remote.ts) forgets itself there.
+    const priorClose = o.client.onclose
+    o.client.onclose = () => {
+      priorClose?.()
+      void unsafeRun(FiberSet.run(fibers, clientGone))
+    }
     o.server.onclose = () => void unsafeRun(FiberSet.run(fibers, serverExited))
     o.client.onerror = (e) => void unsafeRun(Effect.logWarning(`client transport: ${e.message}`))
     o.server.onerror = (e) => void unsafeRun(Effect.logWarning(`server transport: ${e.message}`))
@@ -395,5 +420,6 @@ export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcEr
 
     yield* Effect.tryPromise({ try: () => o.server.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
     yield* Effect.tryPromise({ try: () => o.client.start(), catch: (e) => new RpcError({ message: `cannot start the client side: ${String(e)}` }) })
-    yield* Deferred.await(done)
-  }).pipe(Effect.withSpan("writ.mcp.proxy"))
+    const started: StartedProxy = { done: Deferred.await(done) }
+    return started
+  }).pipe(Effect.withSpan("writ.mcp.proxy.start"))

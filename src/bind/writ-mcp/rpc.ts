@@ -38,8 +38,10 @@ export const errorAnswer = (id: RequestId, code: number, reason: string, message
   error: { code, message: `${reason}: ${message}`, data: { reason, ...(path === undefined ? {} : { path }) } }
 })
 
-export const send = (transport: Transport, message: Message): Effect.Effect<void> =>
-  Effect.tryPromise(() => transport.send(toSdk(message))).pipe(
+/** Sends `message`; `relatedRequestId` names the request it belongs to (a transport with a stream
+ * per request sends it there). */
+export const send = (transport: Transport, message: Message, relatedRequestId?: RequestId): Effect.Effect<void> =>
+  Effect.tryPromise(() => transport.send(toSdk(message), relatedRequestId === undefined ? undefined : { relatedRequestId })).pipe(
     Effect.catchAll((e) => Effect.logWarning(`send failed: ${String(e.error)}`))
   )
 
