@@ -4,12 +4,16 @@
 //   GET  /.well-known/agent-card.json  the Agent Card: a 1.0 card (`supportedInterfaces`, JSON-RPC
 //        at 1.0 and at 0.3) that carries a 0.3 card's `url`, `protocolVersion` and
 //        `preferredTransport` too, so a 0.3 client finds the same endpoint; its
-//        `capabilities.extensions` holds the Writ entry (adoption.md 2b).
+//        `capabilities.extensions` holds the Writ entry (adoption.md 2b), and
+//        `pushNotifications` is true exactly when the A2aPush service is in context (./push.ts).
 //   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`); over
 //        mTLS the peer is the client certificate's (section 7.6, ../writ-http/peer.ts), and a
 //        certificate the TLS layer did not verify is 403 `mandate/unverified_client_certificate`.
 //   *    <path>/...  the HTTP+JSON binding (./rest.ts: /message:send, /tasks/{id}, ...), with the
 //        same body bound and peer; the card names <path> as its HTTP+JSON interface URL too.
+//   A stream (SubscribeToTask on either binding) is server-sent events, one per change, ending
+//   with the task's terminal state or the client's going away; each holds its connection, so the
+//   listener's per-peer cap bounds a peer's subscribers.
 //   Anything else: 404 (405 on a known path).
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"

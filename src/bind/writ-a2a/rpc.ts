@@ -3,7 +3,10 @@
 // peer's: a 1.0 method name (`SendMessage`, `GetTask`, `CancelTask`) is answered in 1.0 shapes, a
 // 0.3 one (`message/send`, `tasks/get`, `tasks/cancel`) in 0.3 shapes (./v03.ts), so either SDK
 // reads its own answer. A streaming request (`SendStreamingMessage`, `message/stream`) gets a
-// stream of one event, the final task: every answer here is final when it is sent.
+// stream of one event, the final task: every answer here is final when it is sent. At 1.0 only:
+// `ListTasks`, `SubscribeToTask` (a stream of the task's changes, ./tasks.ts) and the push config
+// methods (./push.ts), as the A2A SDK 1.x names them (`CreateTaskPushNotificationConfig`,
+// `GetTaskPushNotificationConfig`, `ListTaskPushNotificationConfigs`, `DeleteTaskPushNotificationConfig`).
 //
 // Errors are JSON-RPC errors whose `data` is one google.rpc.ErrorInfo naming the Writ reason
 // (domain `writ.dev`), as A2A 1.0 section 9 carries error details; the message starts with it.
