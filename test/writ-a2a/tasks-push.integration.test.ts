@@ -20,7 +20,7 @@ import Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { plainExecutor } from "../../src/app/plain-executor.js"
 import { listenA2a } from "../../src/bind/writ-a2a/http.js"
-import { A2aPush, A2aWebhook, allowedUrl, parseAllowList } from "../../src/bind/writ-a2a/push.js"
+import { A2aPush, A2aWebhook, allowedUrl, MAX_CONFIGS_PER_TASK, parseAllowList } from "../../src/bind/writ-a2a/push.js"
 import { revokeHeader } from "../../src/bind/writ-a2a/rest-client.js"
 import { A2aTasks, handleRpc } from "../../src/bind/writ-a2a/rpc.js"
 import { application as payment } from "../../src/examples/payment.js"
@@ -231,6 +231,13 @@ describe("A2A 1.0 ListTasks, SubscribeToTask and push notification configs, SDK 
       await c.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "mine" }) // idempotent
       expect((await c.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs.map((x) => x.id)).toEqual([made.id])
 
+      // Memory is bounded: a task holds at most MAX_CONFIGS_PER_TASK configs; replacing one is not adding.
+      if (binding === "JSONRPC") {
+        for (let i = 2; i <= MAX_CONFIGS_PER_TASK; i++) await c.createTaskPushNotificationConfig(cfg(`/lim-${i}`, `lim-${i}`))
+        expect(await rejection(c.createTaskPushNotificationConfig(cfg("/lim-over", "lim-over")))).toMatchObject({ message: expect.stringMatching(/^mandate\/a2a_push_config_limit/) })
+        expect((await c.createTaskPushNotificationConfig(cfg("/lim-again", "lim-2"))).url).toBe(hook.url("/lim-again"))
+        for (let i = 2; i <= MAX_CONFIGS_PER_TASK; i++) await c.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: `lim-${i}` })
+      }
       // Off the allow list (another port, another name for the host, another scheme, credentials
       // in the URL): refused, and no request is made.
       for (const url of [off.url("/x"), `http://localhost:${hook.port}/x`, `ftp://127.0.0.1:${hook.port}/x`, `http://u:p@127.0.0.1:${hook.port}/x`, "not a url"]) {
