@@ -4,10 +4,13 @@
 // A2A agent endpoint of src/bind/writ-a2a/http.ts in front of it. Pending records left by a crash
 // are resolved before it listens. Over plain HTTP it authenticates no peer, so the peer binding of
 // section 7.6 is skipped (and audited as skipped); over mTLS the peer is the client certificate's,
-// checked against the bindings file as `writ serve` does.
+// checked against the bindings file as `writ serve` does. With a webhook allow list it sends push
+// notifications (A2A 1.0 section 4.3.3) to the webhooks on it, and to no other.
 import type { FileSystem } from "@effect/platform"
 import { Effect, Layer, type Scope } from "effect"
 import { listenA2a } from "../bind/writ-a2a/http.js"
+import { NodeHttpClient } from "@effect/platform-node"
+import { A2aPush, A2aWebhook, type AllowEntry } from "../bind/writ-a2a/push.js"
 import { A2aTasks } from "../bind/writ-a2a/rpc.js"
 import { didKeyFromPublicKey } from "../kernel/didkey.js"
 import { publicKeyFromSeed } from "../kernel/ed25519.js"
@@ -40,6 +43,9 @@ export interface A2aServeOptions {
   readonly bindings?: string
   /** HTTPS, with `clientCa` mTLS (the peer is the client certificate's). File contents, not paths. */
   readonly tls?: TlsOptions
+  /** The webhooks push notifications may go to (src/bind/writ-a2a/push.ts); absent or empty, the
+   * endpoint serves no push notifications and its card says so. */
+  readonly pushAllow?: ReadonlyArray<AllowEntry>
 }
 
 export interface RunningA2a {
@@ -74,7 +80,7 @@ export const startA2a = (options: A2aServeOptions): Effect.Effect<RunningA2a, Se
     yield* checkRoots(options.roots)
     const bindings = options.bindings === undefined ? undefined : yield* readBindingsFile(options.bindings)
     const app = acceptPlainHandler(yield* loadHandler(options.handlerModule))
-    const context = yield* Layer.build(Layer.merge(
+    const context = yield* Layer.build(Layer.mergeAll(
       plainExecutor({
         seed,
         application: Layer.succeed(Application, app),
@@ -82,7 +88,12 @@ export const startA2a = (options: A2aServeOptions): Effect.Effect<RunningA2a, Se
         ...(options.storeFile === undefined ? {} : { storeFile: options.storeFile }),
         ...(bindings === undefined ? {} : { bindings })
       }),
-      A2aTasks.memory()
+      A2aTasks.memory(),
+      // Push notifications only to the allow list's webhooks, through undici's HttpClient (which
+      // follows no redirect: a listed host cannot hand the request on).
+      options.pushAllow === undefined || options.pushAllow.length === 0
+        ? Layer.empty
+        : A2aPush.layer(options.pushAllow).pipe(Layer.provide(A2aWebhook.layer), Layer.provide(NodeHttpClient.layerUndici))
     )).pipe(Effect.mapError((e) => new ServeError({ code: "mandate/store_unavailable", ...(options.storeFile === undefined ? {} : { path: options.storeFile }), message: e.message })))
     const executor = yield* Effect.provide(Executor, context)
     // Section 9: every pending record is resolved before the first request is answered.

@@ -16,6 +16,7 @@ import { Console, Effect, Option } from "effect"
 import { startA2a } from "../app/writ-a2a-serve.js"
 import { describeServeError } from "../app/inputs.js"
 import { resolvePeer, sendCall, sendRevoke } from "../bind/writ-a2a/http-client.js"
+import { parseAllowList } from "../bind/writ-a2a/push.js"
 import type { A2aError } from "../bind/writ-a2a/errors.js"
 import { encodeCanonical } from "../kernel/canonical.js"
 import type { Json } from "../kernel/json.js"
@@ -45,7 +46,11 @@ export const writA2aServeCommand = Command.make(
     tlsCert: Options.file("tls-cert", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Server certificate (PEM): serve HTTPS")),
     tlsKey: Options.file("tls-key", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Server private key (PEM)")),
     clientCa: Options.file("client-ca", { exists: "yes" }).pipe(Options.optional, Options.withDescription("CA (PEM) client certificates must chain to: mTLS")),
-    allowAnonymous: Options.boolean("allow-anonymous").pipe(Options.withDescription("With --client-ca, also admit clients that present no certificate"))
+    allowAnonymous: Options.boolean("allow-anonymous").pipe(Options.withDescription("With --client-ca, also admit clients that present no certificate")),
+    pushAllow: Options.text("push-allow").pipe(
+      Options.repeated,
+      Options.withDescription("A webhook host (host or host:port) or URL prefix push notifications may go to; repeat for several (none: no push notifications)")
+    )
   },
   (o) =>
     Effect.scoped(Effect.gen(function*() {
@@ -55,6 +60,7 @@ export const writA2aServeCommand = Command.make(
       const ca = yield* readPem(o.clientCa)
       if ((cert === undefined) !== (tlsKey === undefined)) return yield* Effect.fail(cliError("mandate/bad_tls", "--tls-cert and --tls-key go together"))
       if (ca !== undefined && cert === undefined) return yield* Effect.fail(cliError("mandate/bad_tls", "--client-ca needs --tls-cert and --tls-key"))
+      const pushAllow = yield* Effect.mapError(parseAllowList(o.pushAllow), fromA2a)
       const running = yield* startA2a({
         seedFile: o.key,
         roots: o.root,
@@ -63,6 +69,7 @@ export const writA2aServeCommand = Command.make(
         host: o.host,
         path: o.path,
         bounds: o.bound,
+        pushAllow,
         ...(Option.isSome(o.store) ? { storeFile: o.store.value } : {}),
         ...(Option.isSome(o.publicUrl) ? { publicUrl: o.publicUrl.value } : {}),
         ...(Option.isSome(o.name) ? { name: o.name.value } : {}),

@@ -128,7 +128,7 @@ describe("the A2A SDK 1.3 REST client against mandate writ a2a-serve", () => {
   }, 60_000)
 
   it("the endpoint's own HTTP+JSON refusals: an unknown path, a wrong method, a body naming another task, two different revokes, push configs, a body that is not strict JSON", async () => {
-    const unknown = await fetch(`${base}/a2a/tasks`, { headers: { accept: "application/json" } })
+    const unknown = await fetch(`${base}/a2a/elsewhere`, { headers: { accept: "application/json" } })
     expect(unknown.status).toBe(404)
     expect(((await unknown.json()) as { error: { details: Array<{ reason: string }> } }).error.details.map((d) => d.reason)).toEqual(["mandate/a2a_unknown_method"])
     const wrong = await fetch(`${base}/a2a/message:send`)

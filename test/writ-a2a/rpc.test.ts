@@ -57,7 +57,9 @@ describe("the A2A endpoint's JSON-RPC (A2A 1.0, 0.3 read)", () => {
         expect(errorOf(yield* rpc("not json"))).toEqual({ code: RPC_CODES.parseError, reason: "noncanonical" })
         expect(errorOf(yield* rpc({ jsonrpc: "1.0", id: 1, method: "SendMessage" }))).toEqual({ code: RPC_CODES.invalidRequest, reason: "mandate/a2a_bad_request" })
         expect(errorOf(yield* rpc({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: [] }))).toEqual({ code: RPC_CODES.invalidRequest, reason: "mandate/a2a_bad_request" })
-        expect(errorOf(yield* rpc(request("SubscribeToTask", { id: "x" })))).toEqual({ code: RPC_CODES.methodNotFound, reason: "mandate/a2a_unknown_method" })
+        expect(errorOf(yield* rpc(request("GetExtendedAgentCard", {})))).toEqual({ code: RPC_CODES.methodNotFound, reason: "mandate/a2a_unknown_method" })
+        // The methods added for A2A 1.0 are not 0.3's: a 0.3 method name for them is unknown.
+        expect(errorOf(yield* rpc(request("tasks/resubscribe", { id: "x" })))).toEqual({ code: RPC_CODES.methodNotFound, reason: "mandate/a2a_unknown_method" })
         expect(errorOf(yield* rpc(request("SendMessage", { message: { messageId: "x" } })))).toEqual({ code: RPC_CODES.invalidParams, reason: "malformed" })
         // A 0.3 message under a 1.0 method (and the reverse) is malformed: the method names the version.
         expect(errorOf(yield* rpc(request("SendMessage", { message: messageToV03(callMessage(call, "part", "m")) })))).toEqual({ code: RPC_CODES.invalidParams, reason: "malformed" })

@@ -68,10 +68,10 @@ export const executorRuntime = (w: Awaited<ReturnType<typeof world>>) =>
 
 
 /** `mandate writ a2a-serve` as a process on a free port, with C's key and a SQLite store; its base URL. */
-export const spawnA2aServe = async (w: Awaited<ReturnType<typeof world>>, prefix: string) => {
+export const spawnA2aServe = async (w: Awaited<ReturnType<typeof world>>, prefix: string, more: ReadonlyArray<string> = []) => {
   const child = spawnMandate([
     "writ", "a2a-serve", "--port", "0", "--key", w.seedFile, "--root", w.A, "--store", at(`${prefix}c.sqlite`),
-    "--handler", join(repoRoot, "src/examples/payment.ts"), "--bound", "amount"
+    "--handler", join(repoRoot, "src/examples/payment.ts"), "--bound", "amount", ...more
   ])
   const ready = await new Promise<{ card: string; did: string }>((resolve, reject) => {
     let out = ""

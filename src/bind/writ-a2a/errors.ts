@@ -12,9 +12,21 @@ export const A2aRpcCode = Schema.Literal(
   "mandate/a2a_bad_request",
   /** A method the endpoint does not serve, in either version (on HTTP+JSON: a path it does not serve). */
   "mandate/a2a_unknown_method",
-  /** A push notification config method: this endpoint sends no push notifications (its card says so). */
+  /** A push notification config (a method, or a SendMessage's configuration): this endpoint was
+   * started with no webhook allow list (`--push-allow`), so it sends none (its card says so). */
   "mandate/a2a_push_not_supported",
-  /** `GetTask` or `CancelTask` without a revoke for a task this endpoint does not hold. */
+  /** A push notification config whose webhook URL is not on the allow list (or not http(s), or
+   * carries credentials in the URL): refused before any request is made to it. */
+  "mandate/a2a_push_url_refused",
+  /** `GetTaskPushNotificationConfig` naming a config this task does not have. */
+  "mandate/a2a_push_config_not_found",
+  /** A task already holds the most push notification configs this endpoint keeps (or the endpoint
+   * holds the most in all): memory is bounded. */
+  "mandate/a2a_push_config_limit",
+  /** `SubscribeToTask` on a task in a terminal state (A2A 1.0 section 3.1.6: UnsupportedOperationError). */
+  "mandate/a2a_task_final",
+  /** `GetTask`, `SubscribeToTask`, a push config method, or `CancelTask` without a revoke, for a
+   * task this endpoint does not hold. */
   "mandate/a2a_task_not_found",
   /** `CancelTask` without a revoke: every task here is final once answered, so only a revoke cancels. */
   "mandate/a2a_not_cancelable",

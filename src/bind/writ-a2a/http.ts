@@ -4,17 +4,21 @@
 //   GET  /.well-known/agent-card.json  the Agent Card: a 1.0 card (`supportedInterfaces`, JSON-RPC
 //        at 1.0 and at 0.3) that carries a 0.3 card's `url`, `protocolVersion` and
 //        `preferredTransport` too, so a 0.3 client finds the same endpoint; its
-//        `capabilities.extensions` holds the Writ entry (adoption.md 2b).
+//        `capabilities.extensions` holds the Writ entry (adoption.md 2b), and
+//        `pushNotifications` is true exactly when the A2aPush service is in context (./push.ts).
 //   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`); over
 //        mTLS the peer is the client certificate's (section 7.6, ../writ-http/peer.ts), and a
 //        certificate the TLS layer did not verify is 403 `mandate/unverified_client_certificate`.
 //   *    <path>/...  the HTTP+JSON binding (./rest.ts: /message:send, /tasks/{id}, ...), with the
 //        same body bound and peer; the card names <path> as its HTTP+JSON interface URL too.
+//   A stream (SubscribeToTask on either binding) is server-sent events, one per change, ending
+//   with the task's terminal state or the client's going away; each holds its connection, so the
+//   listener's per-peer cap bounds a peer's subscribers.
 //   Anything else: 404 (405 on a known path).
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, type Scope } from "effect"
+import { Effect, Option, type Scope, Stream } from "effect"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import { Executor } from "../../writ/executor/executor.js"
@@ -23,6 +27,7 @@ import { type ListenerLimits, nodeServer, type TlsOptions } from "../writ-http/l
 import { peerOfRequest, type TransportBindings } from "../writ-http/peer.js"
 import { HTTP_CODES } from "../writ-http/server.js"
 import { a2aError } from "./errors.js"
+import { A2aPush } from "./push.js"
 import { A2aTasks, handleRpcRequest, rpcError } from "./rpc.js"
 import { handleRest, restError } from "./rest.js"
 import { A2A_JSON_MEDIA_TYPE, A2A_LEGACY_VERSION, A2A_VERSION, AGENT_CARD_PATH, JSONRPC_BINDING, REST_BINDING } from "./schema.js"
@@ -34,6 +39,8 @@ export const LEGACY_CARD_VERSION = "0.3.0"
 export interface AgentCardOptions {
   /** The JSON-RPC endpoint's URL. */
   readonly url: string
+  /** Whether push notifications are served (a webhook allow list was given; ./push.ts). */
+  readonly pushNotifications?: boolean
   readonly name?: string
   readonly description?: string
   /** The bound names the executor understands (the extension's `bounds`). */
@@ -54,7 +61,7 @@ export const agentCard = (did: string, o: AgentCardOptions): JsonObject => ({
     { url: o.url, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_LEGACY_VERSION }
   ],
   // The extension entry is JSON by its Schema (CardExtension); the cast states what the type cannot.
-  capabilities: { streaming: true, pushNotifications: false, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
+  capabilities: { streaming: true, pushNotifications: o.pushNotifications === true, extensions: [cardExtension(did, o.bounds ?? [], o.maxChain ?? 8) as unknown as JsonObject] },
   defaultInputModes: ["application/writ-call+json", "application/json"],
   defaultOutputModes: ["application/writ-tally+json", "application/json"],
   skills: [{
@@ -81,10 +88,23 @@ export interface A2aHttpOptions extends Omit<AgentCardOptions, "url"> {
 const json = (status: number, body: Json, headers: Record<string, string> = {}, contentType = "application/json") =>
   HttpServerResponse.uint8Array(utf8(encodeCanonical(body, "utf16")), { status, contentType, headers })
 
+/** Server-sent events, one `data:` line of canonical JSON per event, sent as each comes (the
+ * stream ends with the task's terminal state, or when the client goes away). */
+const sse = (events: Stream.Stream<JsonObject>) =>
+  HttpServerResponse.stream(
+    events.pipe(Stream.map((e) => `data: ${encodeCanonical(e, "utf16")}\n\n`), Stream.encodeText),
+    { status: 200, contentType: "text/event-stream", headers: { "cache-control": "no-cache" } }
+  )
+
 /** The endpoint as an HttpApp over the Executor and the task log in context. */
 export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.Default<never, Executor | A2aTasks> => {
   const path = options.path ?? "/a2a"
-  const card = Effect.map(Executor, (executor) => json(200, agentCard(executor.did, { ...options, url })))
+  const card = Effect.gen(function*() {
+    const executor = yield* Executor
+    // The card says push notifications exactly when the push service is there to send them.
+    const push = yield* Effect.serviceOption(A2aPush)
+    return json(200, agentCard(executor.did, { ...options, url, pushNotifications: Option.isSome(push) }))
+  })
   const endpoint = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const req = NodeHttpServerRequest.toIncomingMessage(request)
@@ -100,6 +120,7 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
       return json(200, { jsonrpc: "2.0", id: null, error: rpcError(e) }, { connection: "close" })
     }
     const answer = yield* handleRpcRequest(body.bytes, connection.peer)
+    if (answer.events !== undefined) return sse(answer.events)
     // A stream (server-sent events) of the one final answer; an error is still one JSON answer.
     if (answer.stream && answer.response.error === undefined) {
       return HttpServerResponse.text(`data: ${encodeCanonical(answer.response, "utf16")}\n\n`, {
@@ -117,7 +138,8 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
     const req = NodeHttpServerRequest.toIncomingMessage(request)
     const connection = peerOfRequest(req, options.bindings ?? {})
     if (connection._tag === "unverified") return json(403, { error: HTTP_CODES.unverifiedCertificate }, { connection: "close" })
-    const sub = request.url.split("?")[0].slice(restBase.length)
+    const [pathname, ...query] = request.url.split("?")
+    const sub = pathname.slice(restBase.length)
     let body: Uint8Array | undefined
     if (request.method !== "GET" && request.method !== "HEAD") {
       const read = yield* readBody(req, MAX_MESSAGE_BYTES)
@@ -129,7 +151,9 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
       }
       body = read.bytes
     }
-    const answer = yield* handleRest({ method: request.method, path: sub, headers: request.headers, body }, connection.peer)
+    const answer = yield* handleRest({ method: request.method, path: sub, headers: request.headers, body, query: query.join("?") }, connection.peer)
+    if (answer.events !== undefined) return sse(answer.events)
+    if (answer.status === 204) return HttpServerResponse.empty({ status: 204 })
     if (answer.stream && answer.status === 200) {
       return HttpServerResponse.text(`data: ${encodeCanonical(answer.body, "utf16")}\n\n`, {
         status: 200,

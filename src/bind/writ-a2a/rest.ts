@@ -7,7 +7,12 @@
 //   POST /message:stream       the same, as server-sent events: one event, the final task
 //   GET  /tasks/{id}           the task
 //   POST /tasks/{id}:cancel    CancelTaskRequest (`metadata` may carry a Writ revoke, section 9.1)
-//   *    /tasks/{id}/pushNotificationConfigs[/{configId}]  refused: no push notifications here
+//   GET  /tasks                the asking peer's tasks, a page (query: contextId, status, pageSize,
+//                              pageToken, historyLength, statusTimestampAfter, includeArtifacts)
+//   GET|POST /tasks/{id}:subscribe  the task, then its changes, as server-sent events
+//   POST /tasks/{id}/pushNotificationConfigs             a push config (201), its URL on the allow list
+//   GET  /tasks/{id}/pushNotificationConfigs[/{configId}] the task's configs, or one
+//   DELETE /tasks/{id}/pushNotificationConfigs/{configId} (204; idempotent)
 //
 // The same Writ checks as JSON-RPC (./rpc.ts: one `sendMessage`, `getTask`, `cancelTask`), and the
 // same reasons, carried as the SDK reads an HTTP+JSON error: a `google.rpc.Status`-shaped
@@ -19,7 +24,7 @@
 // or the `writ-revoke` header (base64url of its JSON) for a client that sends no body; the SDK 1.3
 // REST transport's `cancelTask` sends none, and passes headers as service parameters. Both present
 // must be the same revoke.
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, type Stream } from "effect"
 import { decodeBase64url } from "../../kernel/base64url.js"
 import { encodeCanonical } from "../../kernel/canonical.js"
 import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
@@ -27,9 +32,12 @@ import type { Executor } from "../../writ/executor/executor.js"
 import { Peer } from "../../writ/executor/services.js"
 import { HTTP_CODES } from "../writ-http/server.js"
 import { a2aError, type A2aError } from "./errors.js"
-import { A2aTasks, cancelTask, ERROR_DOMAIN, ERROR_INFO_TYPE, getTask, sendMessage } from "./rpc.js"
-import { Metadata, REVOKE_HEADER, REVOKE_KEY, SendMessageRequest, type Task } from "./schema.js"
-import { readJson } from "./server.js"
+import {
+  A2aTasks, cancelTask, createPushConfig, deletePushConfig, ERROR_DOMAIN, ERROR_INFO_TYPE, getPushConfig, getTask, listPushConfigs, listTasks, sendMessage,
+  type StreamEvent, subscribeTask
+} from "./rpc.js"
+import { ListTasksRequest, Metadata, REVOKE_HEADER, REVOKE_KEY, SendMessageRequest, type Task, TaskPushNotificationConfig } from "./schema.js"
+import { decodeJson, readJson } from "./server.js"
 
 /** One HTTP+JSON request as the transport received it. */
 export interface RestRequest {
@@ -40,6 +48,8 @@ export interface RestRequest {
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /** The body; empty or absent when the request has none. */
   readonly body?: Uint8Array | undefined
+  /** The query string, without its `?` (ListTasks reads its parameters from it). */
+  readonly query?: string | undefined
 }
 
 /** The answer: a status and a JSON body, sent as one document or as a stream of one event. */
@@ -49,6 +59,8 @@ export interface RestAnswer {
   readonly stream: boolean
   /** The methods a path serves, for a 405. */
   readonly allow?: string
+  /** A stream of events (SubscribeToTask), sent as server-sent events in place of `body`. */
+  readonly events?: Stream.Stream<StreamEvent>
 }
 
 /** The A2A ErrorInfo domain the SDK maps to its error classes. */
@@ -65,6 +77,14 @@ export const restStatusOf = (reason: string): { readonly http: number; readonly 
       return { http: 400, status: "FAILED_PRECONDITION", a2a: "TASK_NOT_CANCELABLE" }
     case "mandate/a2a_push_not_supported":
       return { http: 400, status: "FAILED_PRECONDITION", a2a: "PUSH_NOTIFICATION_NOT_SUPPORTED" }
+    // A2A 1.0 section 3.1.8: a config that does not exist is TaskNotFoundError.
+    case "mandate/a2a_push_config_not_found":
+      return { http: 404, status: "NOT_FOUND", a2a: "TASK_NOT_FOUND" }
+    case "mandate/a2a_task_final":
+      return { http: 400, status: "FAILED_PRECONDITION", a2a: "UNSUPPORTED_OPERATION" }
+    case "mandate/a2a_push_url_refused":
+    case "mandate/a2a_push_config_limit":
+      return { http: 400, status: "INVALID_ARGUMENT", a2a: "INVALID_PARAMS" }
     case "mandate/a2a_unknown_method":
       return { http: 404, status: "NOT_FOUND" }
     case "too_large":
@@ -153,11 +173,47 @@ const taskJson = (task: Task): Json => task as unknown as Json
 
 const TASK = /^\/tasks\/([^/:]+)$/
 const CANCEL = /^\/tasks\/([^/:]+):cancel$/
-const PUSH = /^\/tasks\/[^/:]+\/pushNotificationConfigs(\/[^/]+)?$/
+const SUBSCRIBE = /^\/tasks\/([^/:]+):subscribe$/
+const CONFIGS = /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/
+const CONFIG = /^\/tasks\/([^/:]+)\/pushNotificationConfigs\/([^/:]+)$/
 
 /** Which methods a served path takes, or undefined when no route has the path. */
 const allowed = (path: string): string | undefined =>
-  path === "/message:send" || path === "/message:stream" || CANCEL.test(path) ? "POST" : TASK.test(path) ? "GET" : undefined
+  path === "/message:send" || path === "/message:stream" || CANCEL.test(path)
+    ? "POST"
+    : TASK.test(path) || path === "/tasks"
+    ? "GET"
+    : SUBSCRIBE.test(path) || CONFIGS.test(path)
+    ? "GET, POST"
+    : CONFIG.test(path)
+    ? "GET, DELETE"
+    : undefined
+
+/** ListTasks' query (the SDK's REST transport sends its parameters there): integers and booleans
+ * read strictly, anything else left for the Schema to refuse. */
+export const listQuery = (query: string): Effect.Effect<ListTasksRequest, A2aError> => {
+  const q = new URLSearchParams(query)
+  const out: Record<string, Json> = {}
+  for (const [k, v] of q) {
+    if (Object.hasOwn(out, k)) return Effect.fail(a2aError("malformed", `query.${k}`, "a parameter given twice"))
+    out[k] = (k === "pageSize" || k === "historyLength") && /^-?\d{1,9}$/.test(v)
+      ? Number(v)
+      : k === "includeArtifacts" && (v === "true" || v === "false")
+      ? v === "true"
+      : v
+  }
+  return decodeJson(ListTasksRequest, out, "query")
+}
+
+/** `POST /tasks/{id}/pushNotificationConfigs`: the body's config, for the path's task. */
+const createConfig = (taskId: string, request: RestRequest) =>
+  Effect.gen(function*() {
+    const body = yield* readJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }), bodyOf(request), "body")
+    if (body.taskId !== undefined && body.taskId !== "" && body.taskId !== taskId) {
+      return yield* Effect.fail(a2aError("malformed", "body.taskId", `the body names task ${String(body.taskId)}, the path ${taskId}`))
+    }
+    return yield* createPushConfig(yield* decodeJson(TaskPushNotificationConfig, { ...body, taskId }, "body"))
+  })
 
 /**
  * One HTTP+JSON request, answered. Never fails: every error is an error body naming its reason.
@@ -168,7 +224,7 @@ export const handleRest = Effect.fn("writ.a2a.handleRest")(function*(request: Re
   const answer: Effect.Effect<RestAnswer, A2aError, Executor | A2aTasks> = Effect.gen(function*() {
     if (method === "POST" && (path === "/message:send" || path === "/message:stream")) {
       const params = yield* readJson(SendMessageRequest, bodyOf(request), "body")
-      const task = yield* sendMessage(params.message, peer)
+      const task = yield* sendMessage(params.message, peer, params.configuration)
       // A stream of one event, the final task (A2A 1.0 `StreamResponse` names it as
       // `SendMessageResponse` does).
       return ok({ task: taskJson(task) }, path === "/message:stream")
@@ -177,12 +233,25 @@ export const handleRest = Effect.fn("writ.a2a.handleRest")(function*(request: Re
     if (method === "GET" && get !== null) return ok(taskJson(yield* getTask(yield* segment(get[1]))))
     const canceled = CANCEL.exec(path)
     if (method === "POST" && canceled !== null) return ok(taskJson(yield* cancel(yield* segment(canceled[1]), request, peer)))
-    if (PUSH.test(path)) return yield* Effect.fail(a2aError("mandate/a2a_push_not_supported", "path", "this agent sends no push notifications (capabilities.pushNotifications is false)"))
+    if (method === "GET" && path === "/tasks") return ok(yield* listTasks(yield* listQuery(request.query ?? ""), peer))
+    const subscribe = SUBSCRIBE.exec(path)
+    if ((method === "GET" || method === "POST") && subscribe !== null) {
+      return { status: 200, body: null, stream: true, events: yield* subscribeTask(yield* segment(subscribe[1])) }
+    }
+    const configs = CONFIGS.exec(path)
+    if (method === "POST" && configs !== null) return { status: 201, body: yield* createConfig(yield* segment(configs[1]), request), stream: false }
+    if (method === "GET" && configs !== null) return ok(yield* listPushConfigs(yield* segment(configs[1])))
+    const config = CONFIG.exec(path)
+    if (method === "GET" && config !== null) return ok(yield* getPushConfig(yield* segment(config[1]), yield* segment(config[2])))
+    if (method === "DELETE" && config !== null) {
+      yield* deletePushConfig(yield* segment(config[1]), yield* segment(config[2]))
+      return { status: 204, body: null, stream: false }
+    }
     const allow = allowed(path)
     if (allow !== undefined) {
       return { ...restErrorBody(HTTP_CODES.methodNotAllowed, "method", `${method} ${path}: only ${allow}`, 405), stream: false, allow }
     }
-    return yield* Effect.fail(a2aError("mandate/a2a_unknown_method", "path", `${method} ${path} is not served here (POST /message:send, POST /message:stream, GET /tasks/{id}, POST /tasks/{id}:cancel)`))
+    return yield* Effect.fail(a2aError("mandate/a2a_unknown_method", "path", `${method} ${path} is not served here (POST /message:send, POST /message:stream, GET /tasks, GET /tasks/{id}, POST /tasks/{id}:cancel, POST /tasks/{id}:subscribe, /tasks/{id}/pushNotificationConfigs[/{configId}])`))
   })
   return yield* Effect.catchTag(answer, "A2aError", (e) => Effect.succeed(restError(e)))
 })

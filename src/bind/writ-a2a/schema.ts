@@ -143,6 +143,74 @@ export const GetTaskParams = Schema.Struct({
 })
 export type GetTaskParams = typeof GetTaskParams.Type
 
+/** The terminal states (A2A 1.0 section 3.1.6): a task in one takes no subscriber. */
+export const TERMINAL_STATES: ReadonlyArray<TaskState> = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"]
+export const isTerminal = (state: TaskState): boolean => TERMINAL_STATES.includes(state)
+
+/** `ListTasks` parameters (A2A 1.0 `ListTasksRequest`, section 3.1.4): filters, a page of 1 to
+ * 100 (default 50), a cursor, history and artifacts trimmed. */
+export const ListTasksRequest = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  contextId: Schema.optional(Schema.String),
+  status: Schema.optional(TaskState),
+  pageSize: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
+  pageToken: Schema.optional(Schema.String),
+  historyLength: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  /** ISO 8601 (section 5.6.1): only tasks whose status changed after it. */
+  statusTimestampAfter: Schema.optional(Schema.String),
+  includeArtifacts: Schema.optional(Schema.Boolean)
+})
+export type ListTasksRequest = typeof ListTasksRequest.Type
+
+/** `SubscribeToTask` parameters. */
+export const SubscribeToTaskRequest = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  id: Schema.String.pipe(Schema.minLength(1))
+})
+
+/** How the agent authenticates to a webhook (A2A 1.0 `AuthenticationInfo`): an HTTP scheme and its credentials. */
+export const AuthenticationInfo = Schema.Struct({
+  scheme: Schema.String,
+  credentials: Schema.optional(Schema.String)
+})
+
+/** A push notification config (A2A 1.0 `TaskPushNotificationConfig`). The `id` is the server's
+ * when the client gives none. */
+export const TaskPushNotificationConfig = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  id: Schema.optional(Schema.String),
+  taskId: Schema.String.pipe(Schema.minLength(1)),
+  url: Schema.String.pipe(Schema.minLength(1)),
+  token: Schema.optional(Schema.String),
+  authentication: Schema.optional(AuthenticationInfo)
+})
+export type TaskPushNotificationConfig = typeof TaskPushNotificationConfig.Type
+
+/** `GetTaskPushNotificationConfig` and `DeleteTaskPushNotificationConfig` parameters. */
+export const TaskPushNotificationConfigRef = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  taskId: Schema.String.pipe(Schema.minLength(1)),
+  id: Schema.String.pipe(Schema.minLength(1))
+})
+
+/** `ListTaskPushNotificationConfigs` parameters (a task holds few configs: one page, always). */
+export const ListTaskPushNotificationConfigsRequest = Schema.Struct({
+  tenant: Schema.optional(Schema.String),
+  taskId: Schema.String.pipe(Schema.minLength(1)),
+  pageSize: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  pageToken: Schema.optional(Schema.String)
+})
+
+/** What `SendMessage`'s `configuration` is read for: a push config to register for the task. */
+export const SendMessageConfiguration = Schema.Struct({
+  taskPushNotificationConfig: Schema.optional(Schema.Struct({
+    id: Schema.optional(Schema.String),
+    url: Schema.String.pipe(Schema.minLength(1)),
+    token: Schema.optional(Schema.String),
+    authentication: Schema.optional(AuthenticationInfo)
+  }))
+})
+
 /** The Agent Card's `capabilities.extensions` entry (adoption.md 2b). */
 export const CardExtension = Schema.Struct({
   uri: Schema.Literal(EXTENSION_URI),
