@@ -39,8 +39,13 @@ export type GatewayAdminServices = Reservations | Atomic | LedgerStore | LedgerW
 const ensureLedger = (where: string, options: GatewayStoreOptions): Effect.Effect<void, StoreError | LedgerError> => {
   const loc = parseLocation(where)
   const open: OpenOptions = { ledger: options.ledger ?? "default", synchronous: "normal", ...(options.keyFile !== undefined ? { keyFile: options.keyFile } : {}) }
-  return initLedger(loc, { ...open, mode: options.ledgerMode ?? "local_full" }).pipe(
-    Effect.catchIf((e) => e._tag === "LedgerError" && e.reason === "ledger_exists", () => Effect.void)
+  const exists = (e: StoreError | LedgerError) => e._tag === "LedgerError" && e.reason === "ledger_exists"
+  const init = initLedger(loc, { ...open, mode: options.ledgerMode ?? "local_full" })
+  // On PostgreSQL two gateways starting at once on a new schema may both find no ledger and both
+  // insert it: the loser's insert fails on the key. Tried again, it finds the winner's ledger.
+  return init.pipe(
+    Effect.catchIf((e) => e._tag === "StoreError", () => init),
+    Effect.catchIf(exists, () => Effect.void)
   )
 }
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
   fake = await startFake()
 })
 afterAll(async () => {
-  killAll()
+  await killAll()
   await fake.close()
 })
 
@@ -112,7 +112,11 @@ if (!up) console.log("notice: PostgreSQL is not reachable; the two-gateway test 
 
 describe.skipIf(!up)("two gateway processes on one PostgreSQL budget", () => {
   const schema = uniqueSchema("gw2")
-  afterAll(() => dropSchema(schema))
+  // Dropped once no gateway holds a connection to it: their lease heartbeats write there.
+  afterAll(async () => {
+    await killAll()
+    await dropSchema(schema)
+  })
 
   it("50 concurrent first requests of one new key over both, a budget that fits 10: at most 10 upstream calls", async () => {
     const store = `postgres://postgres@127.0.0.1:5432/test#${schema}`

@@ -27,7 +27,7 @@ beforeAll(async () => {
   fake = await startFake()
 })
 afterAll(async () => {
-  killAll()
+  await killAll()
   await fake.close()
 })
 
@@ -44,7 +44,11 @@ const streamRequest = (url: string) =>
 const pg = await pgReachable()
 if (!pg) console.log("notice: PostgreSQL is not reachable; the kill test on PostgreSQL is skipped")
 const schema = uniqueSchema("gwkill")
-afterAll(() => (pg ? dropSchema(schema) : undefined))
+// Dropped once no gateway holds a connection to it: their lease heartbeats write there.
+afterAll(async () => {
+  await killAll()
+  if (pg) await dropSchema(schema)
+})
 
 const stores: Array<[string, string, boolean]> = [
   ["SQLite", join(dir, "gw.db"), true],
@@ -111,4 +115,25 @@ describe.each(stores)("kill -9 of a gateway mid-stream (%s)", (_name, store, ava
       await rt.dispose()
     }
   }, 60_000)
+})
+
+describe.skipIf(!pg)("gateways starting at once on a new PostgreSQL schema", () => {
+  const schemas = Array.from({ length: 4 }, (_, i) => uniqueSchema(`gwrace${i}`))
+  afterAll(async () => {
+    for (const s of schemas) await dropSchema(s)
+  })
+  it("all open the one ledger one of them created (the loser of the creation race does not fail)", async () => {
+    for (const s of schemas) {
+      const store = `postgres://postgres@127.0.0.1:5432/test#${s}`
+      const rts = Array.from({ length: 3 }, () => ManagedRuntime.make(gatewayAdminStores(store)))
+      try {
+        const heads = await Promise.all(rts.map((rt) => rt.runPromise(Effect.flatMap(LedgerStore, (l) => l.head))))
+        // One header line, the same for all: the ledger was created once.
+        expect(heads.map((h) => h.seq)).toEqual([0, 0, 0])
+        expect(new Set(heads.map((h) => h.hash)).size).toBe(1)
+      } finally {
+        for (const rt of rts) await rt.dispose()
+      }
+    }
+  })
 })

@@ -6,9 +6,13 @@ import { spawnMandate } from "../support/cli.js"
 /** The processes started, so a file's afterAll can kill what is left. */
 export const children: Array<ChildProcess> = []
 
-export const killAll = () => {
-  for (const c of children) c.kill("SIGKILL")
-}
+/** Kills every gateway still running and waits for their exits (their store connections are then gone). */
+export const killAll = () =>
+  Promise.all(children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) =>
+    new Promise<void>((resolve) => {
+      c.once("exit", () => resolve())
+      c.kill("SIGKILL")
+    })))
 
 /** Starts `mandate gateway ...args`; resolves with the process and the URL it prints. */
 export const startGatewayProcess = (args: ReadonlyArray<string>) =>
