@@ -1,12 +1,14 @@
-// Spawns worker.ts processes for the cross-process tests.
+// Spawns worker.ts processes for the cross-process tests, from one bundle per test file
+// (test/support/worker-bundle.ts).
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { workerBundle } from "../support/worker-bundle.js"
 
 const worker = join(dirname(fileURLToPath(import.meta.url)), "worker.ts")
 
-const start = (args: object) =>
-  spawn(process.execPath, ["--import", "tsx", worker, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
+const start = async (args: object) =>
+  spawn(process.execPath, [await workerBundle(worker), JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
 
 export interface RaceTally {
   readonly ok: number
@@ -15,9 +17,9 @@ export interface RaceTally {
 }
 
 /** Runs a race worker to completion and returns its tally. */
-export const raceProcess = (args: object): Promise<RaceTally> =>
-  new Promise((resolve, reject) => {
-    const p = start({ ...args, mode: "race" })
+export const raceProcess = async (args: object): Promise<RaceTally> => {
+  const p = await start({ ...args, mode: "race" })
+  return new Promise((resolve, reject) => {
     let out = ""
     let errOut = ""
     p.stdout.on("data", (d) => (out += d))
@@ -31,11 +33,12 @@ export const raceProcess = (args: object): Promise<RaceTally> =>
       }
     })
   })
+}
 
 /** Starts a hang worker, waits until it has reserved inside its open transaction, then SIGKILLs it. */
-export const killMidTransaction = (args: object): Promise<void> =>
-  new Promise((resolve, reject) => {
-    const p = start({ ...args, mode: "hang", n: 1 })
+export const killMidTransaction = async (args: object): Promise<void> => {
+  const p = await start({ ...args, mode: "hang", n: 1 })
+  return new Promise((resolve, reject) => {
     let errOut = ""
     p.stderr.on("data", (d) => (errOut += d))
     p.stdout.on("data", (d) => {
@@ -46,3 +49,4 @@ export const killMidTransaction = (args: object): Promise<void> =>
       else reject(new Error(`worker was not killed mid-transaction (exit ${code}): ${errOut}`))
     })
   })
+}

@@ -1,7 +1,9 @@
-// Spawns worker.ts processes for the concurrency proof.
+// Spawns worker.ts processes for the concurrency proof, from one bundle per test file
+// (test/support/worker-bundle.ts).
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { workerBundle } from "../support/worker-bundle.js"
 
 const worker = join(dirname(fileURLToPath(import.meta.url)), "worker.ts")
 
@@ -17,9 +19,10 @@ export interface Tally {
  * Runs a worker; with `killAfter` it is SIGKILLed once it reported that many settled actions, and
  * the promise resolves with undefined. `onProgress` hears each count of settled actions it reports.
  */
-export const runWorker = (args: object, killAfter?: number, onProgress?: (settled: number) => void): Promise<Tally | undefined> =>
-  new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--import", "tsx", worker, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
+export const runWorker = async (args: object, killAfter?: number, onProgress?: (settled: number) => void): Promise<Tally | undefined> => {
+  const bundle = await workerBundle(worker)
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let errOut = ""
     p.stdout.on("data", (d) => {
@@ -40,3 +43,4 @@ export const runWorker = (args: object, killAfter?: number, onProgress?: (settle
       }
     })
   })
+}

@@ -2,7 +2,7 @@
 // makes a guard with one USD budget, and runs `n` guarded actions, 64 in flight at a time; prints `progress K`
 // every 100 settled actions and a JSON tally at the end. `recover: true` first settles what an
 // earlier process with the same owner left held (after a SIGKILL).
-// Run: node --import tsx test/ledger/worker.ts '<json args>'
+// Run: node --import tsx test/ledger/worker.ts (the tests run it bundled, processes.ts) '<json args>'
 import { Effect } from "effect"
 import { openLedger, parseLocation } from "../../src/cli/ledger-open.js"
 import { type Cost, makeGuard, usdBudget, type Usd } from "../../src/ledger/index.js"
