@@ -10,7 +10,7 @@
 //            same run (1.0 would mean the refusal costs nothing but the signature).
 // Last line: `refusal: build WritError X us (R x with stack) ...; refused call R of raw Ed25519`.
 import { createPublicKey, verify as nodeVerify } from "node:crypto"
-import { performance } from "node:perf_hooks"
+import { rate } from "./_rate.js"
 import { Effect, Either, Schema } from "effect"
 import { call, canon, child, key, signingInput, writ, type Obj } from "../../test/support/writ-builders.js"
 import { verifyCall } from "../../src/writ/call.js"
@@ -39,20 +39,8 @@ class YeaErrorWithStack extends Schema.TaggedError<YeaErrorWithStack>()("YeaErro
 
 const deep = <A>(n: number, f: () => A): A => (n === 0 ? f() : deep(n - 1, f))
 
-const rate = (ms: number, op: (i: number) => void, limit = Number.POSITIVE_INFINITY): number => {
-  const start = performance.now()
-  let count = 0
-  let now = start
-  while (count < limit) {
-    op(count)
-    count++
-    if ((count & 7) === 0) {
-      now = performance.now()
-      if (now - start >= ms) break
-    }
-  }
-  return (count * 1000) / (performance.now() - start)
-}
+/** Operations per second of `op` (the shared micro-benchmark loop). */
+const perSecond = (ms: number, op: (i: number) => void, limit?: number): number => rate(ms, op, limit).perSecond
 
 const KEYS = Array.from({ length: 3 }, (_, i) => key(`bench-refusal${i}`))
 const EXP = 1_900_000_000
@@ -92,7 +80,7 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   const msg = signingInput("writ", rest)
   const sigBytes = Buffer.from(String(sig), "base64url")
   const pub = createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), KEYS[0].pub]), format: "der", type: "spki" })
-  const raw = () => rate(ms, () => void nodeVerify(null, msg, pub, sigBytes))
+  const raw = () => perSecond(ms, () => void nodeVerify(null, msg, pub, sigBytes))
 
   // Warm the JIT on every path before any measurement.
   for (const [, ours, twin] of builds) for (let i = 0; i < 20_000; i++) { deep(20, ours); deep(20, twin) }
@@ -103,10 +91,10 @@ export const run = async (args: ReadonlyArray<string>): Promise<void> => {
   for (let r = 0; r < rounds; r++) {
     best.raw = Math.max(best.raw, raw())
     for (const [name, ours, twin] of builds) {
-      keep(best.ours, name, rate(ms, () => deep(20, ours)))
-      keep(best.twin, name, rate(ms, () => deep(20, twin)))
+      keep(best.ours, name, perSecond(ms, () => deep(20, ours)))
+      keep(best.twin, name, perSecond(ms, () => deep(20, twin)))
     }
-    best.refused = Math.max(best.refused, rate(ms, (i) => refused(pool[r][i]), pool[r].length))
+    best.refused = Math.max(best.refused, perSecond(ms, (i) => refused(pool[r][i]), pool[r].length))
     best.raw = Math.max(best.raw, raw())
   }
   const us = (perSecond: number) => 1e6 / perSecond

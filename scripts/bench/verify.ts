@@ -19,7 +19,7 @@
 // and chain is built and signed before timing starts, from fixed seeds, so each run measures the
 // same bytes. One VerificationCache serves the run, as an executor owns one.
 import { createPublicKey, verify as nodeVerify } from "node:crypto"
-import { performance } from "node:perf_hooks"
+import { rate } from "./_rate.js"
 import { Effect, Either } from "effect"
 import { call, canon, child, key, signingInput, writ, type Obj } from "../../test/support/writ-builders.js"
 import { verifyCall, verifyCallEither } from "../../src/writ/call.js"
@@ -65,23 +65,6 @@ const viaCore = (bytes: Uint8Array): void => {
   if (Either.isLeft(r)) throw r.left
 }
 let verifyOnce = viaEffect
-
-/** Operations per second of `op`, run until `ms` have passed or `limit` operations are done. */
-const rate = (ms: number, op: (i: number) => void, limit = Number.POSITIVE_INFINITY): { perSecond: number; count: number } => {
-  const start = performance.now()
-  let count = 0
-  let now = start
-  while (count < limit) {
-    op(count)
-    count++
-    if ((count & 7) === 0) {
-      now = performance.now()
-      if (now - start >= ms) break
-    }
-  }
-  now = performance.now()
-  return { perSecond: (count * 1000) / (now - start), count }
-}
 
 /** Raw node:crypto Ed25519 verifies of one writ's signing input, key object parsed once. */
 const rawVerifies = (ms: number): number => {

@@ -13,7 +13,7 @@
 // so shadow and recommend record what enforce would have refused, and run the call.
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
-import type { Action, Cost, Decision, TokenUsage } from "../ledger/model.js"
+import { type Action, Cost, type Decision, type TokenUsage } from "../ledger/model.js"
 import type { Contribution, Draw, Policy, Verdict } from "../ledger/policy.js"
 import { fromNanos } from "../ledger/usd.js"
 import { type Level, windowOf } from "./budget.js"
@@ -116,7 +116,7 @@ export const costOf = (usage: Usage, micro: bigint, latencyMs: number): { readon
  * what it produced stays charged, as measured or, without a usage report, as estimated.
  */
 export class UpstreamFailedAfterOutput extends Schema.TaggedError<UpstreamFailedAfterOutput>()("UpstreamFailedAfterOutput", {
-  actual: Schema.Unknown,
+  actual: Cost,
   estimated: Schema.Boolean,
   status: Schema.Number
 }) {}

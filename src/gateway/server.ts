@@ -18,7 +18,6 @@ import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import type { EventBody } from "../ledger/events.js"
 import { GuardAbort, makeGuard, type RunResult } from "../ledger/guard.js"
-import type { Cost } from "../ledger/model.js"
 import { toNanos } from "../ledger/usd.js"
 import { LedgerWriter, type LedgerWriterService } from "../ledger/writer.js"
 import type { BudgetSpec, Level, Mode } from "./budget.js"
@@ -230,7 +229,7 @@ export const startGateway = (
         Effect.provideService(LedgerWriter, capturing)
       )
       return yield* guard.guardDetailed(action, forward, {
-        failureSpend: (e) => e.actual as Cost,
+        failureSpend: (e) => e.actual,
         failureEstimated: (e) => e.estimated
       })
     })
