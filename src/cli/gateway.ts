@@ -10,6 +10,9 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_OUTPUT_TOKENS } from "../gateway/se
 import { timeZoneOf, usdMicro } from "./gateway-input.js"
 import { keysCommand, teamsCommand, usersCommand } from "./gateway-keys.js"
 import { exitFailed } from "./io.js"
+import { readSeedFile } from "../app/inputs.js"
+import { checkRoots } from "../app/plain-executor.js"
+import { makeWritExecutor, type WritExecutor } from "../gateway/writ-budget.js"
 
 const upstream = Options.text("upstream").pipe(Options.optional, Options.withDescription("Base URL of the upstream for both providers (e.g. a proxy that speaks both); the path /v1/... is appended"))
 const openaiUpstream = Options.text("openai-upstream").pipe(Options.optional, Options.withDescription("Base URL of the OpenAI upstream (overrides --upstream for the OpenAI routes)"))
@@ -31,11 +34,14 @@ const ledger = Options.text("ledger").pipe(Options.withDefault("default"), Optio
 const ledgerMode = Options.choice("ledger-mode", ["local_full", "safe_telemetry"]).pipe(Options.withDefault("local_full" as const), Options.withDescription("The mode of a ledger the gateway creates (an existing ledger keeps its own); safe_telemetry keeps its key in FILE.key beside a SQLite store"))
 const lease = Options.integer("lease").pipe(Options.withDefault(15), Options.withDescription("Seconds: this process's owner lease; a killed gateway's in-flight calls are settled by another (or the restarted) gateway once its lease lapses"))
 
+const writKey = Options.file("writ-executor-key").pipe(Options.optional, Options.withDescription("Key file (64 hex digits, mode 0600) of the Writ executor the gateway acts as: a caller may present a Writ call (Writ-Call header) whose usd total caps its spend"))
+const writRoot = Options.text("writ-root").pipe(Options.repeated, Options.withDescription("A root did:key whose writs the gateway acts under (Writ section 7.1); repeat for several"))
+
 const fail = (message: string) => Effect.zipRight(Console.error(`error: mandate/usage: ${message}`), exitFailed)
 
 export const gatewayCommand = Command.make(
   "gateway",
-  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax, prices, ledger, ledgerMode, lease },
+  { upstream, openaiUpstream, anthropicUpstream, upstreamKey, port, host, store, budget, period, timeZone, mode, maxBody, defaultMax, prices, ledger, ledgerMode, lease, writKey, writRoot },
   (o) =>
     Effect.gen(function*() {
       const openai = Option.getOrUndefined(Option.orElse(o.openaiUpstream, () => o.upstream))
@@ -62,6 +68,14 @@ export const gatewayCommand = Command.make(
       }
       const envKey = yield* Config.option(Config.string("MANDATE_UPSTREAM_KEY")).pipe(Effect.orElseSucceed(() => Option.none<string>()))
       const key = Option.getOrUndefined(Option.orElse(o.upstreamKey, () => envKey))
+      if (Option.isNone(o.writKey) && o.writRoot.length > 0) return yield* fail("--writ-root needs --writ-executor-key")
+      if (Option.isSome(o.writKey) && o.writRoot.length === 0) return yield* fail("--writ-executor-key needs at least one --writ-root")
+      let writ: WritExecutor | undefined
+      if (Option.isSome(o.writKey)) {
+        const seed = yield* Effect.either(Effect.zipLeft(readSeedFile(o.writKey.value), checkRoots(o.writRoot)))
+        if (Either.isLeft(seed)) return yield* Effect.zipRight(Console.error(`error: ${seed.left.code}: ${seed.left.message}`), exitFailed)
+        writ = makeWritExecutor({ seed: seed.right, roots: o.writRoot })
+      }
       const gw = yield* serveGateway({
         upstreams: { openai, anthropic },
         upstreamKeys: { openai: key, anthropic: key },
@@ -70,7 +84,8 @@ export const gatewayCommand = Command.make(
         maxBodyBytes: o.maxBody,
         defaultMaxOutputTokens: o.defaultMax,
         timeZone: o.timeZone,
-        priceOf
+        priceOf,
+        writ
       }, { store: o.store.value, port: o.port, host: o.host, ledger: o.ledger, ledgerMode: o.ledgerMode, leaseMs: o.lease * 1000 })
       yield* Console.log(gw.url)
       return yield* Effect.never

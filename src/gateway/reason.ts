@@ -15,7 +15,12 @@ export const GatewayServerCode = Schema.Literal(
   "gateway/call_ceiling",
   "gateway/budget_exhausted",
   "gateway/upstream_unreachable",
-  "gateway/store_unavailable"
+  "gateway/store_unavailable",
+  // Writ-delegated budgets (writ-budget.ts): a call not bound to its request, one already
+  // accepted, and the failed tally's code for an upstream error.
+  "gateway/writ_mismatch",
+  "gateway/writ_replayed",
+  "gateway/upstream_error"
 )
 export type GatewayServerCode = typeof GatewayServerCode.Type
 
@@ -30,7 +35,10 @@ export const SERVER_STATUS: Record<GatewayServerCode, number> = {
   "gateway/call_ceiling": 402,
   "gateway/budget_exhausted": 402,
   "gateway/upstream_unreachable": 502,
-  "gateway/store_unavailable": 503
+  "gateway/store_unavailable": 503,
+  "gateway/writ_mismatch": 400,
+  "gateway/writ_replayed": 409,
+  "gateway/upstream_error": 502
 }
 
 /** The gateway's start-up refusals (before it serves): a `--prices` file that cannot be used. */

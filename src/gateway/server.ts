@@ -14,75 +14,24 @@ import * as http from "node:http"
 import { Cause, Clock, Effect, Either, Exit, Runtime } from "effect"
 import { OwnerLease } from "../accounting/owner-lease.js"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
-import type { StoreError } from "../accounting/store-error.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import type { EventBody } from "../ledger/events.js"
 import { GuardAbort, makeGuard, type RunResult } from "../ledger/guard.js"
 import { toNanos } from "../ledger/usd.js"
 import { LedgerWriter, type LedgerWriterService } from "../ledger/writer.js"
-import type { BudgetSpec, Level, Mode } from "./budget.js"
+import type { Mode } from "./budget.js"
+import type { CallRecord, GatewayConfig, KeyInfo } from "./config.js"
 import { callAction, type CallFacts, callPolicy, costOf, NANOS_PER_MICRO, refusalOf, runOf, UpstreamFailedAfterOutput } from "./guarded-call.js"
 import { headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
 import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
 import { Wire } from "./wire-adapter.js"
-import type { PriceOf, Provider, RequestInfo, Route, Usage } from "./wire/types.js"
+import { admitWrit, type AdmittedWrit, CALL_HEADER, finalTally, recordWritDecision, refusalTally, TALLY_HEADER, withWritDraws, writDraws, WritRefused, writRefusalOf, writStatus } from "./writ-budget.js"
+import type { Provider, RequestInfo, Route, Usage } from "./wire/types.js"
 
-/** What the gateway knows of a key (by its SHA-256 hex). */
-export interface KeyInfo {
-  readonly hash: string
-  readonly mode: Mode
-  /** Every level that applies (key, user, team); each must hold. */
-  readonly levels: ReadonlyArray<Level>
-  readonly models?: ReadonlyArray<string> | undefined
-  /** Per-call ceiling on the worst-case cost, micro-USD. */
-  readonly ceiling?: bigint | undefined
-  readonly user?: string | undefined
-  readonly team?: string | undefined
-}
-
-export type KeyLookup = (hash: string) => Effect.Effect<KeyInfo | "revoked" | undefined, StoreError>
-
-export interface GatewayConfig {
-  readonly upstreams: { readonly openai?: string | undefined; readonly anthropic?: string | undefined }
-  /** The credential the gateway sends upstream; the client's gateway key is never forwarded. */
-  readonly upstreamKeys: { readonly openai?: string | undefined; readonly anthropic?: string | undefined }
-  /** Who a key is (undefined: no key is known, every key gets `defaultBudget`). */
-  readonly lookup?: KeyLookup | undefined
-  /** For a key the lookup does not know: this budget per key (undefined: unknown keys are refused). */
-  readonly defaultBudget?: BudgetSpec | undefined
-  readonly defaultMode?: Mode | undefined
-  readonly maxBodyBytes?: number | undefined
-  /** Output tokens assumed when a request states no maximum. */
-  readonly defaultMaxOutputTokens?: number | undefined
-  readonly timeZone?: string | undefined
-  /** Prices (default Wire.priceOf; `--prices FILE` puts its entries first, src/gateway/prices.ts). */
-  readonly priceOf?: PriceOf | undefined
-  /** Every call's outcome, once settled or refused (the ledger writer and the tests read it). */
-  readonly onCall?: ((record: CallRecord) => void) | undefined
-}
+export type { CallRecord, GatewayConfig, KeyInfo, KeyLookup } from "./config.js"
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096
-
-export interface CallRecord {
-  readonly keyHash: string | undefined
-  readonly route: Route | "openai.models"
-  readonly model: string | undefined
-  readonly mode: Mode
-  readonly decision: "allowed" | "refused"
-  readonly code: string | undefined
-  readonly reservation: string | undefined
-  readonly reserved: bigint
-  /** micro-USD charged; 0 for a refusal or a release. */
-  readonly charged: bigint
-  readonly settlement: "committed" | "released" | "failed" | "none"
-  readonly estimated: boolean
-  readonly overrun: bigint
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly latencyMs: number
-  readonly status: number
-}
 
 const ROUTES: Record<string, Route> = {
   "/v1/chat/completions": "openai.chat",
@@ -131,11 +80,11 @@ export const startGateway = (
         keyHash, route: route ?? "openai.chat", model: info?.model, mode, code: undefined, reservation: undefined, reserved: 0n, charged: 0n,
         settlement: "none", estimated: false, overrun: 0n, inputTokens: 0, outputTokens: 0, latencyMs: now() - started, ...r
       })
-    const refuse = (code: GatewayServerCode | string, message: string, status?: number) => {
+    const refuse = (code: GatewayServerCode | string, message: string, status?: number, extra: Record<string, string> = {}) => {
       const s = status ?? SERVER_STATUS[code as GatewayServerCode] ?? 400
       if (!res.headersSent) {
         const body = Wire.refusalBody(provider, s, code, `${message} (${code})`)
-        res.writeHead(s, { "content-type": "application/json", "content-length": body.length, ...(s === 413 ? { connection: "close" } : {}) })
+        res.writeHead(s, { "content-type": "application/json", "content-length": body.length, ...(s === 413 ? { connection: "close" } : {}), ...extra })
         res.end(body)
       }
       record({ decision: "refused", code, status: s })
@@ -146,11 +95,13 @@ export const startGateway = (
       return refuse("gateway/not_found", `no route ${req.method} ${path}`)
     }
     const key = keyOf(req)
-    if (key === undefined) {
+    // A Writ call stands instead of a key, or beside one (then both must hold).
+    const writHeader = config.writ === undefined ? undefined : headerOf(req, CALL_HEADER)
+    if (key === undefined && writHeader === undefined) {
       req.resume()
       return refuse("gateway/key_missing", "no gateway key: send it as Authorization: Bearer KEY (or x-api-key)")
     }
-    keyHash = sha256Hex(key)
+    keyHash = key === undefined ? undefined : sha256Hex(key)
     const declared = Number(req.headers["content-length"] ?? "0")
     if (declared > maxBody) {
       // Answered at once, the rest discarded; the connection closes after the answer.
@@ -161,12 +112,13 @@ export const startGateway = (
     if (body === "too_large") return refuse("gateway/body_too_large", `the body is larger than the gateway's cap of ${maxBody} bytes`)
     if (body === "aborted") return
 
-    const looked = await run(config.lookup === undefined ? Effect.succeed(undefined) : config.lookup(keyHash))
+    const hash = keyHash
+    const looked = await run(config.lookup === undefined || hash === undefined ? Effect.succeed(undefined) : config.lookup(hash))
     if (Exit.isFailure(looked)) return refuse("gateway/store_unavailable", "the gateway's store did not answer")
     const known = looked.value
     if (known === "revoked") return refuse("gateway/key_revoked", "this gateway key was revoked")
-    const keyInfo: KeyInfo | undefined = known ??
-      (config.defaultBudget === undefined ? undefined : { hash: keyHash, mode, levels: [{ level: "key", id: keyHash, budget: config.defaultBudget }] })
+    const keyInfo: KeyInfo | undefined = hash === undefined ? { hash: "", mode: "enforce", levels: [] } : known ??
+      (config.defaultBudget === undefined ? undefined : { hash, mode, levels: [{ level: "key", id: hash, budget: config.defaultBudget }] })
     if (keyInfo === undefined) return refuse("gateway/key_unknown", "this gateway key is not known")
     mode = keyInfo.mode
     const up = upstreams[provider]
@@ -183,9 +135,29 @@ export const startGateway = (
     const worstUsage: Usage = { inputTokens: info.inputTokensEstimate, outputTokens: maxOut, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }
     const worstPrice = priceOf(info.provider, info.model, worstUsage, at)
     const worst = Either.isRight(worstPrice) ? worstPrice.right : undefined
+    // Writ: section 7 steps 1 to 8 (writ-budget.ts); a refusal after the signature verified carries a signed tally.
+    let writ: AdmittedWrit | undefined
+    const refuseWrit = (e: WritRefused, from?: string) => {
+      void run(recordWritDecision({ from, basis: e.basis, refused: e.code }))
+      return refuse(e.code, e.message, writStatus(e.code), refusalTally(config.writ, e.basis, e.code))
+    }
+    if (writHeader !== undefined && config.writ !== undefined) {
+      const admitted = await run(admitWrit(config.writ, writHeader, { route, model: info.model, body }, Math.floor(nowMs / 1000)))
+      if (Exit.isFailure(admitted)) {
+        const f = Cause.failureOption(admitted.cause)
+        if (f._tag === "Some" && f.value._tag === "WritRefused") return refuseWrit(f.value)
+        return refuse("gateway/store_unavailable", "the gateway's store did not answer")
+      }
+      writ = admitted.value
+      // A writ's bounds are authority, not a policy under trial: they bind in every mode.
+      mode = "enforce"
+      if (worst !== undefined && worst > writ.cap) {
+        return refuseWrit(new WritRefused({ code: "out_of_bounds", message: `the call's worst case, ${worst} micro-USD, is above its usd argument ${writ.cap}`, basis: writ.basis }), writ.from)
+      }
+    }
     const facts: CallFacts = {
       id: `gw-${newId()}`, route, provider: info.provider, model: info.model, stream: info.stream,
-      keyId: keyInfo.levels.find((l) => l.level === "key")?.id ?? keyHash,
+      keyId: keyInfo.levels.find((l) => l.level === "key")?.id ?? keyHash ?? `writ.${writ?.basis.writ ?? "none"}`,
       user: keyInfo.user, team: keyInfo.team, levels: keyInfo.levels, models: keyInfo.models, worst, ceiling: keyInfo.ceiling,
       inputTokens: info.inputTokensEstimate, maxOutputTokens: maxOut
     }
@@ -197,6 +169,8 @@ export const startGateway = (
     }
     // What the forwarded call came to; the guard settles on it (guard.ts runAndSettle).
     let outcome: { readonly how: "commit" | "release" | "fail"; readonly usage: Usage | undefined; readonly status: number } | undefined
+    const admittedWrit = writ
+    const writTally = admittedWrit === undefined || config.writ === undefined ? undefined : finalTally(config.writ, admittedWrit.basis, worst, priceNow)
     const forward = Effect.async<RunResult<number>, GuardAbort | UpstreamFailedAfterOutput>((resume) => {
       void forwardCall(req, res, up, provider, requestInfo, (how, usage, status) => {
         outcome = { how, usage, status }
@@ -211,7 +185,7 @@ export const startGateway = (
             : Effect.fail(new UpstreamFailedAfterOutput({ actual: c.actual, estimated: usage.estimated, status })))
         }
         return Promise.resolve()
-      }, config.upstreamKeys[provider])
+      }, config.upstreamKeys[provider], writTally)
     })
     // The settlement line the guard writes for this call: what the record reports is what the ledger holds.
     let settlement: Extract<EventBody, { type: "settlement" }> | undefined
@@ -225,7 +199,8 @@ export const startGateway = (
           return writer.append(bodies)
         }
       }
-      const guard = yield* makeGuard({ mode, policy: callPolicy(facts, writer.limitNamespace, timeZone, nowMs), namespace: "gateway", runId: runOf(facts), owner: lease.owner }).pipe(
+      const policy = callPolicy(facts, writer.limitNamespace, timeZone, nowMs)
+      const guard = yield* makeGuard({ mode, policy: admittedWrit === undefined ? policy : withWritDraws(policy, writDraws(admittedWrit, worst ?? 0n)), namespace: "gateway", runId: runOf(facts), owner: lease.owner }).pipe(
         Effect.provideService(LedgerWriter, capturing)
       )
       return yield* guard.guardDetailed(action, forward, {
@@ -238,13 +213,16 @@ export const startGateway = (
       // Not forwarded: refused by the policy, or the store did not answer (enforce never runs unrecorded).
       const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined
       if (failure !== undefined && failure._tag === "Some" && (failure.value._tag === "ActionDenied" || failure.value._tag === "DirectiveIssued")) {
+        const w = admittedWrit === undefined ? undefined : writRefusalOf(failure.value.decision.policy)
+        if (w !== undefined) return refuseWrit(new WritRefused({ ...w, basis: admittedWrit!.basis }), admittedWrit!.from)
         const r = refusalOf(failure.value.decision, worst, facts)
-        return refuse(r.code, r.message)
+        return refuse(r.code, r.message, undefined, refusalTally(config.writ, admittedWrit?.basis, r.code))
       }
       return refuse("gateway/store_unavailable", "the gateway's store did not answer")
     }
     const done = outcome
     const kept = settlement === undefined ? undefined : toNanos(settlement.kept_usd) / NANOS_PER_MICRO
+    if (admittedWrit !== undefined) void run(recordWritDecision({ from: admittedWrit.from, basis: admittedWrit.basis, usedMicro: kept ?? 0n }))
     record({
       decision: "allowed", status: done.status, reservation: settlement?.reservation_id, reserved: worst ?? 0n,
       charged: kept ?? 0n,
@@ -318,7 +296,9 @@ const forwardCall = (
   provider: Provider,
   info: RequestInfo,
   settle: (how: "commit" | "release" | "fail", usage: Usage | undefined, status: number) => Promise<void>,
-  upstreamKey: string | undefined
+  upstreamKey: string | undefined,
+  /** Headers that depend on the outcome (the Writ tally): written with a whole answer, as trailers after a stream. */
+  final?: (how: "commit" | "release" | "fail", usage: Usage | undefined) => Record<string, string>
 ): Promise<void> =>
   new Promise<void>((resolve) => {
     let settled = false
@@ -333,18 +313,21 @@ const forwardCall = (
     const out = request(up, "POST", path, headers, (ures) => {
       const status = ures.statusCode ?? 502
       const isStream = status < 300 && String(ures.headers["content-type"] ?? "").includes("text/event-stream")
-      res.writeHead(status, relayHeaders(ures))
+      if (isStream || final === undefined) res.writeHead(status, { ...relayHeaders(ures), ...(isStream && final !== undefined ? { trailer: TALLY_HEADER } : {}) })
       if (!isStream) {
         const chunks: Array<Buffer> = []
         ures.on("data", (c: Buffer) => chunks.push(c))
         ures.on("end", () => {
           const buf = Buffer.concat(chunks)
+          const usage = status >= 300 ? undefined : Wire.readUsage(info.route, buf)
+          if (final !== undefined) res.writeHead(status, { ...relayHeaders(ures), ...final(status >= 300 ? "release" : "commit", usage) })
           res.end(buf)
           if (status >= 300) return once("release", undefined, status)
           // No usage in a 2xx answer: the reservation is kept whole (estimated), never zero.
-          once("commit", Wire.readUsage(info.route, buf), status)
+          once("commit", usage, status)
         })
         ures.on("error", () => {
+          if (!res.headersSent) res.writeHead(status, relayHeaders(ures))
           res.destroy()
           once(status >= 300 ? "release" : "commit", undefined, status)
         })
@@ -363,6 +346,7 @@ const forwardCall = (
       })
       ures.on("end", () => {
         ended = true
+        if (final !== undefined) res.addTrailers(final("commit", measured()))
         res.end()
         once("commit", measured(), status)
       })
@@ -395,3 +379,9 @@ const forwardCall = (
     })
     out.end(info.upstreamBody)
   })
+
+/** One request header as a string (a repeated one is not accepted as a value). */
+const headerOf = (req: http.IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name]
+  return typeof v === "string" && v !== "" ? v : undefined
+}

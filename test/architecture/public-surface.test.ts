@@ -32,6 +32,7 @@ const subpaths: Record<string, () => Promise<Record<string, unknown>>> = {
   "mandate/store": () => import("../../src/store/index.js"),
   "mandate/bind": () => import("../../src/bind/index.js"),
   "mandate/ledger": () => import("../../src/ledger/index.js"),
+  "mandate/gateway": () => import("../../src/gateway/index.js"),
   "mandate/app": () => import("../../src/app/index.js"),
   "mandate/console": () => import("../../src/console/index.js"),
   "mandate/examples": () => import("../../src/examples/index.js")
