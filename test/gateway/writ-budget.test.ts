@@ -3,7 +3,7 @@
 // code and whether it is answered with a signed tally (after the signature verified) or unsigned.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { admitWrit, makeWritExecutor, requestDigest, TALLY_HEADER, refusalTally, writDraws, writRefusalOf, WRIT_POLICY } from "../../src/gateway/writ-budget.js"
+import { admitWrit, makeWritExecutor, requestDigest, TALLY_HEADER, refusalTally, writDraws, type WritExecutor, writRefusalOf, WRIT_POLICY } from "../../src/gateway/writ-budget.js"
 import { decodeBase64url, encodeBase64url } from "../../src/kernel/base64url.js"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { publicKeyFromSeed } from "../../src/kernel/ed25519.js"
@@ -36,7 +36,10 @@ const callHeader = (o: { readonly leafHolder?: string; readonly bnd?: Record<str
     return encodeBase64url(canonicalBytes(call))
   })
 
-const refusedWith = (header: string) => Effect.flip(admitWrit(exec, header, request, NOW))
+/** The refusal of `header` by `by` (a StoreError would be a defect here: no store is asked). */
+const refusedBy = (by: WritExecutor, header: string) =>
+  Effect.flip(admitWrit(by, header, request, NOW)).pipe(Effect.flatMap((e) => (e._tag === "WritRefused" ? Effect.succeed(e) : Effect.die(e))))
+const refusedWith = (header: string) => refusedBy(exec, header)
 
 describe("the gateway's Writ admission", () => {
   it.effect("admits a call bound to its request, with the chain's totals as draws", () =>
@@ -92,7 +95,7 @@ describe("the gateway's Writ admission", () => {
     Effect.gen(function*() {
       let asked: ReadonlyArray<string> = []
       const revoking = makeWritExecutor({ seed: G, roots: [didOf(A)], revoked: (writs, issuers) => Effect.sync(() => { asked = issuers; return writs.length === 2 }) })
-      const e = yield* Effect.flip(admitWrit(revoking, yield* callHeader(), request, NOW))
+      const e = yield* refusedBy(revoking, yield* callHeader())
       expect(e.code).toBe("revoked")
       expect(asked).toEqual([didOf(A), didOf(B)])
     }))

@@ -188,6 +188,15 @@ describe("Writ-delegated budgets", () => {
     expect(upstreamCalls()).toBe(before + 1)
   })
 
+  it("a count bound limits the number of calls: count_exhausted, no upstream call", async () => {
+    const root = await rootTo(didOf(B), 10n * WORST, { uses: { t: "count", v: 1 } })
+    const client = openaiWith(writFetch({ chain: root.chainJson, holderKey: B, executor: exec.did }))
+    await chat(client)
+    const before = upstreamCalls()
+    expect(await refusal(chat(client))).toEqual({ status: 402, code: "count_exhausted" })
+    expect(upstreamCalls()).toBe(before)
+  })
+
   it("a model allow list as a set bound on the model argument", async () => {
     const root = await rootTo(didOf(B), 10n * WORST, { model: { t: "set", v: ["gpt-4o"] } })
     const before = upstreamCalls()
