@@ -97,7 +97,8 @@ export const startGateway = (
     const key = keyOf(req)
     // A Writ call stands instead of a key, or beside one (then both must hold).
     const writHeader = config.writ === undefined ? undefined : headerOf(req, CALL_HEADER)
-    if (key === undefined && writHeader === undefined) {
+    // GET /v1/models is not a Writ operation: it needs a key.
+    if (key === undefined && (writHeader === undefined || route === "openai.models")) {
       req.resume()
       return refuse("gateway/key_missing", "no gateway key: send it as Authorization: Bearer KEY (or x-api-key)")
     }

@@ -230,6 +230,9 @@ describe("Writ-delegated budgets", () => {
     // A root the gateway does not act under.
     const foreign = await as(STRANGER, issueRoot({ hld: didOf(B), exp: nowS() + 3600, bnd: { act: { t: "prefix", v: "llm" }, usd: { t: "total", v: 1_000_000 } } as never }))
     expect((await refusal(chat(openaiWith(writFetch({ chain: foreign.chainJson, holderKey: B, executor: exec.did }))))).code).toBe("root_not_accepted")
+    // A Writ-Call header is no key for GET /v1/models, which is not a Writ operation.
+    const models = await fetch(`${gw.url}/v1/models`, { headers: { [CALL_HEADER]: "anything" } })
+    expect([models.status, (await models.json()).error.code]).toEqual([401, "gateway/key_missing"])
     // Signed by a key that is not the leaf's issuer.
     const leaf = await as(B, Effect.flatMap(holdChain(good.chainJson), (h) => delegate(h, { hld: exec.did })))
     expect((await refusal(chat(openaiWith(writFetch({ chain: leaf.chainJson, holderKey: C }))))).code).toBe("no_standing")
