@@ -114,10 +114,22 @@ export const admit = (env: AdmitEnv, input: ObjectInput, peer: Peer, replayKey: 
       Effect.map(auditAnswer(env, fullAudit, answer, outcome), (answer) => ({ _tag: "answered", answer }) as const)
     const sign = signWith(env)
 
-    return yield* admitChecked(env, checked, chain, linkFailure, now, peer).pipe(
+    // A refusal found inside the gate's step (steps 7 to 10) is signed and its audit row written
+    // in that same step: one store step (one group-commit savepoint, one wait for a COMMIT) per
+    // refused call instead of two. Its root passed step 5, so the row is not on the peer's
+    // allowance for unauthenticated refusals (below).
+    const refusedInStep = (reason: string): Effect.Effect<Refused> =>
+      Effect.flatMap(sign(signRefusal(checked.id, leaf.id, K.op, now, reason)), (tally) => {
+        const answer = { _tag: "tally", tally, res: Option.none() } as const
+        return Effect.as(auditAnswer(env, fullAudit, answer), { _tag: "refused", reason, answer } as const)
+      })
+
+    return yield* admitChecked(env, checked, chain, linkFailure, now, peer, refusedInStep).pipe(
       Effect.annotateLogs({ call: checked.id, leaf: leaf.id }),
       Effect.flatMap((found): Effect.Effect<Admission> => {
         switch (found._tag) {
+          case "refused":
+            return Effect.as(publishRefused(env, facts, found.reason), { _tag: "answered", answer: found.answer } as const)
           case "final": {
             // Step 9: the stored answer, byte for byte; audited on the replays' bounded path.
             const answer = { _tag: "tally", tally: found.tally, res: found.res } as const
@@ -164,15 +176,24 @@ export const admit = (env: AdmitEnv, input: ObjectInput, peer: Peer, replayKey: 
   )
 }
 
-/** Steps 3 to 10 of a call that passed steps 1 and 2. */
+/** A refusal at steps 7 to 10 signed and audited inside the gate's step (`refusedInStep`). */
+interface Refused {
+  readonly _tag: "refused"
+  readonly reason: string
+  readonly answer: Extract<CallAnswer, { _tag: "tally" }>
+}
+
+/** Steps 3 to 10 of a call that passed steps 1 and 2; `inStep` answers a refusal made inside
+ * the gate's step, in that step. */
 const admitChecked = (
   env: CheckedEnv,
   checked: CheckedCall,
   chain: ReadonlyArray<CheckedWrit>,
   linkFailure: WritError | undefined,
   now: number,
-  peer: Peer
-): Effect.Effect<Found, SignedRefusal> =>
+  peer: Peer,
+  inStep: (reason: string) => Effect.Effect<Refused>
+): Effect.Effect<Found | Refused, SignedRefusal> =>
   Effect.gen(function*() {
     const { state } = env
     const K = checked.value
@@ -255,7 +276,15 @@ const admitChecked = (
       state.running.set(checked.id, { forward: !standing, chain: chainIds, issuers, stop })
       mine = stop
       return { _tag: "accepted", accepted, stop } as Found
-    })).pipe(
+    }).pipe(
+      // Nothing was consumed (the reserve's own transaction rolled back): only the refusal's audit
+      // row is written, in this step. A batch that then fails to commit fails the step with a
+      // StoreError, refused `store_unavailable` below and audited apart, as before.
+      Effect.catchTags({
+        SignedRefusal: (e): Effect.Effect<Found | Refused> => inStep(e.reason),
+        WritError: (e): Effect.Effect<Found | Refused> => inStep(e.reason)
+      })
+    )).pipe(
       Effect.tapErrorTag("StoreError", () =>
         Effect.sync(() => {
           if (mine !== undefined && state.running.get(checked.id)?.stop === mine) state.running.delete(checked.id)
