@@ -79,8 +79,8 @@ export class Reader {
     if (taken !== undefined && this.depth + taken.depth <= this.maxDepth) {
       this.i = end
       this.canon = taken.canonical
-      v = taken.value
-      if (this.depth + 1 <= this.spanLevels) this.spans.set(v, { start, end, canonical: taken.canonical })
+      v = taken.value as Json
+      if (this.depth + 1 <= this.spanLevels) this.spans.set(taken.value, { start, end, canonical: taken.canonical })
     } else v = this.value()
     if (v !== null && typeof v === "object") this.notes.set(v, note)
     return v

@@ -5,12 +5,11 @@
 // text; when its owner holds a value read strictly from exactly that text, the reader takes it and
 // goes on after it. Same text, same reading (section 1.1's rules depend on nothing else but the
 // depth at which the text sits, which the owner reports and the reader checks).
-import type { Json } from "./json-reader.js"
-
 /** A value its owner read strictly from exactly the offered text before. */
 export interface TakenValue {
-  /** The value, shared: it must never be mutated, by anyone. */
-  readonly value: Json & object
+  /** The value (a JSON array or object, as the reader builds them), shared: it must never be
+   * mutated, by anyone. Typed `object` so this module needs nothing of the reader's. */
+  readonly value: object
   /** Whether the text is canonical (Writ section 1.2), as the first reading found. */
   readonly canonical: boolean
   /** The nesting of the text itself (the value's container is level 1). */
