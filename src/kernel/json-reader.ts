@@ -3,6 +3,8 @@
 // whether each span is already in canonical form (section 1.2). Split from json.ts, which holds
 // the rules' statement and the public entry points, to keep each module to one concept.
 
+import { skipContainer, type Take } from "./json-take.js"
+
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
 export type JsonObject = { readonly [k: string]: Json }
 
@@ -55,13 +57,34 @@ export class Reader {
   depth = 0
   canon = true
   readonly spans = new Map<object, Span>()
+  /** What `take`'s owner attached to the values it was offered (json-take.ts). */
+  readonly notes = new Map<object, unknown>()
   constructor(
     readonly s: string,
     readonly integersOnly: boolean,
     readonly maxDepth: number,
     readonly spanLevels: number,
-    readonly cut: string | undefined
+    readonly cut: string | undefined,
+    readonly take?: Take
   ) {}
+
+  /** The offered member's value (json-take.ts): the owner's, when it holds one read from exactly
+   * this text at no greater depth, or read here as any other. */
+  offered(take: Take): Json {
+    const start = this.i
+    const end = this.s.charCodeAt(start) === 0x5b ? skipContainer(this.s, start) : -1
+    if (end < 0) return this.value()
+    const { taken, note } = take.offer(this.s.slice(start, end))
+    let v: Json
+    if (taken !== undefined && this.depth + taken.depth <= this.maxDepth) {
+      this.i = end
+      this.canon = taken.canonical
+      v = taken.value as Json
+      if (this.depth + 1 <= this.spanLevels) this.spans.set(taken.value, { start, end, canonical: taken.canonical })
+    } else v = this.value()
+    if (v !== null && typeof v === "object") this.notes.set(v, note)
+    return v
+  }
 
   fail(message: string): never {
     throw new Fail("noncanonical", `${message} at offset ${this.i}`)
@@ -140,7 +163,8 @@ export class Reader {
         if (this.s.charCodeAt(this.i) !== 0x3a) this.fail("expected ':'")
         this.i++
         if (this.ws()) canonical = false
-        const v = this.value()
+        const take = this.take
+        const v = take !== undefined && key === take.member && this.depth === take.level ? this.offered(take) : this.value()
         if (!this.canon) canonical = false
         if (key === this.cut) {
           cutAt = count

@@ -14,6 +14,7 @@
  * The protocols map these two outcomes onto their own reason codes.
  */
 import { Data, Effect, Either, Predicate } from "effect"
+import type { Take } from "./json-take.js"
 import { Fail, type Json, type JsonErrorReason, type JsonObject, Reader, type Span, TooDeep } from "./json-reader.js"
 
 export type { Json, JsonErrorReason, JsonObject, Span } from "./json-reader.js"
@@ -72,6 +73,8 @@ export interface ReadOptions extends ParseOptions {
   readonly spanLevels?: number
   /** The member whose removal {@link Span.cut} describes (Writ's `sig`, section 1.4). */
   readonly cut?: string
+  /** A member offered to its owner as text before it is read (json-take.ts). */
+  readonly take?: Take
 }
 
 /** One strict reading: the value, the text it was read from, and the spans asked for. */
@@ -79,6 +82,8 @@ export interface Reading {
   readonly value: Json
   readonly text: string
   readonly spans: ReadonlyMap<object, Span>
+  /** What `take`'s owner attached to the values it was offered. */
+  readonly notes?: ReadonlyMap<object, unknown>
 }
 
 
@@ -106,13 +111,13 @@ export const readJson = (input: string | Uint8Array, options: ReadOptions = {}):
   } catch (e) {
     return Either.left(new JsonError({ reason: "noncanonical", message: (e as Fail).message }))
   }
-  const r = new Reader(text, options.integersOnly ?? true, maxDepth, options.spanLevels ?? 0, options.cut)
+  const r = new Reader(text, options.integersOnly ?? true, maxDepth, options.spanLevels ?? 0, options.cut, options.take)
   try {
     r.ws()
     const value = r.value()
     r.ws()
     if (r.i !== text.length) r.fail("trailing data")
-    return Either.right({ value, text, spans: r.spans })
+    return Either.right(r.notes.size === 0 ? { value, text, spans: r.spans } : { value, text, spans: r.spans, notes: r.notes })
   } catch (e) {
     if (e instanceof TooDeep) return Either.left(tooDeep(maxDepth))
     // Rule 7 first: a text deeper than the limit is `too_large` whatever else is wrong with it.

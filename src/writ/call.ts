@@ -6,7 +6,7 @@ import { Context, Effect, Either, Option, Schema } from "effect"
 import type { JsonObject } from "../kernel/json.js"
 import { VerificationCache, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { argsFailure, prefixMatches } from "./bound.js"
-import { chainLinksFailure, checkChainLinks, checkExpiry, expiryFailure, RootLifetime, verifyReceivedChainWritsSync } from "./chain.js"
+import { chainLinksFailure, checkChainLinks, checkExpiry, expiryFailure, heldChainTake, RootLifetime, verifyReceivedChainWritsSync } from "./chain.js"
 import { WritError, writError } from "./reason.js"
 import {
   type Checked,
@@ -84,7 +84,9 @@ export const callSpec: ObjectSpec<CallMembers> = {
     const sig = memberSig(o, path)
     if (sig instanceof WritError) return sig
     return { id, chain, from, op, args, sig }
-  }
+  },
+  // A chain the cache holds is taken by its hash, not read again (chain.ts, `heldChainTake`).
+  take: heldChainTake
 }
 
 /** Section 7 step 1: the call passes section 6.1 steps 1 to 5 (no signature yet). Returns the

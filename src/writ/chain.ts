@@ -1,7 +1,8 @@
 // Attenuation and chain verification, spec section 4 (and section 2.1).
 import { Context, Effect, Either, Layer, Option, String as Str } from "effect"
 import { hashTextB64 } from "../kernel/hash.js"
-import { type JsonObject, type Reading, readJson } from "../kernel/json.js"
+import { type JsonObject, type Reading, readJson, scanDepth } from "../kernel/json.js"
+import type { Take, TakenValue } from "../kernel/json-take.js"
 import { copyString, type VerificationCacheSync, verificationCacheSync } from "../kernel/verification-cache.js"
 import { boundNarrows, has } from "./bound.js"
 import { WritError, writError } from "./reason.js"
@@ -96,6 +97,37 @@ export const HELD_CHAIN_BYTES_PER_UNIT = 24
 const seenKey = (digest: string) => `chain-seen ${digest}`
 const heldKey = (digest: string) => `chain ${digest}`
 
+/** A held chain: its writs, and the array they were read from as the reader takes it again
+ * (json-take.ts) when a call carries the same text, with that text's canonical flag and depth. */
+interface HeldChain {
+  readonly writs: ReadonlyArray<CheckedWrit>
+  readonly taken: TakenValue
+}
+
+/** What the chain's owner attached to a call's chain while it was read: the digest of its text,
+ * and the held chain when the text is one. */
+interface ChainNote {
+  readonly digest: string
+  readonly held?: HeldChain
+}
+
+/**
+ * The call's `chain` offered as text before it is read (json-take.ts): its digest is what the held
+ * chains are keyed by, so a call under a held chain costs that one hash and one lookup, and none
+ * of its writs is read again. A chain not held is read as before, its digest noted for step 2.
+ */
+export const heldChainTake = (cache: VerificationCacheSync): Take => ({
+  member: "chain",
+  level: 1,
+  offer: (text) => {
+    const digest = hashTextB64(text)
+    const held = cache.verified(heldKey(digest))
+    if (Option.isNone(held)) return { note: { digest } satisfies ChainNote }
+    const chain = held.value as HeldChain
+    return { taken: chain.taken, note: { digest, held: chain } satisfies ChainNote }
+  }
+})
+
 /**
  * The writs of a held chain, sharing nothing with the request they came in: read again from a
  * flat copy of the chain's text (it reads, as it did the first time), each with the identity
@@ -107,14 +139,15 @@ const detached = (
   writs: ReadonlyArray<CheckedWrit>,
   path: string,
   cache: VerificationCacheSync
-): ReadonlyArray<CheckedWrit> | undefined | WritError => {
+): HeldChain | undefined | WritError => {
   const copy = copyString(text)
   const again = readJson(copy, { maxDepth: 64, integersOnly: true, spanLevels: 2, cut: "sig" })
   if (Either.isLeft(again) || !Array.isArray(again.right.value) || again.right.value.length !== writs.length) return undefined
   const reading = again.right
+  const array = reading.value as ReadonlyArray<JsonObject>
   const out: Array<CheckedWrit> = []
   for (let i = 0; i < writs.length; i++) {
-    const json = (reading.value as ReadonlyArray<JsonObject>)[i]
+    const json = array[i]
     const span = reading.spans.get(json)
     const canonical = span !== undefined && span.canonical ? copy.slice(span.start, span.end) : canonicalText(json)
     const cut = span?.cut
@@ -123,7 +156,8 @@ const detached = (
     if (value instanceof WritError) return value
     out.push(withoutSig === undefined ? { json, value, canonical, id: writs[i].id } : { json, value, canonical, id: writs[i].id, withoutSig })
   }
-  return out
+  const canonical = reading.spans.get(array)?.canonical ?? false
+  return { writs: out, taken: { value: array, canonical, depth: scanDepth(copy) } }
 }
 
 /**
@@ -131,7 +165,8 @@ const detached = (
  * every writ passes section 6.1, in array order, each read off that text (its canonical bytes and
  * signing input are slices of it, not serialized again). With a VerificationCache, a chain is held
  * once it has been seen twice (a chain seen once is most often never seen again, and is not worth
- * a copy), and a held chain costs one hash of its bytes.
+ * a copy), and a held chain costs one hash of its bytes: the reader already took it by that hash
+ * when the object was read with `heldChainTake`, or it is looked up here.
  */
 export const verifyReceivedChainWritsSync = (
   reading: Reading | undefined,
@@ -139,6 +174,9 @@ export const verifyReceivedChainWritsSync = (
   path: string,
   cache: VerificationCacheSync | undefined
 ): ReadonlyArray<CheckedWrit> | WritError => {
+  const note = reading?.notes?.get(chain) as ChainNote | undefined
+  // Taken by the reader: these are the held chain's own values (the bytes were exactly its text).
+  if (note?.held !== undefined && note.held.taken.value === chain) return note.held.writs
   const span = reading?.spans.get(chain)
   if (reading === undefined || span === undefined) return verifyChainWritsSync(chain, path, cache)
   const inputs = chain.map((w) => new Within(reading, w))
@@ -146,9 +184,9 @@ export const verifyReceivedChainWritsSync = (
   // The exact bytes received: the text was read from them strictly (valid UTF-8), so its UTF-8
   // encoding, which the hash takes, is those bytes.
   const text = reading.text.slice(span.start, span.end)
-  const digest = hashTextB64(text)
+  const digest = note?.digest ?? hashTextB64(text)
   const held = cache.verified(heldKey(digest))
-  if (Option.isSome(held)) return held.value as ReadonlyArray<CheckedWrit>
+  if (Option.isSome(held)) return (held.value as HeldChain).writs
   const writs = verifyChainWritsSync(inputs, path, cache)
   if (writs instanceof WritError) return writs
   if (Option.isNone(cache.verified(seenKey(digest)))) {

@@ -5,6 +5,7 @@
 import { Effect, Either, Option } from "effect"
 import type { Json, JsonError, JsonObject, Reading, Span } from "../kernel/json.js"
 import { jsonDepth, readJson } from "../kernel/json.js"
+import type { Take } from "../kernel/json-take.js"
 import { base64urlLength, decodeBase64url } from "../kernel/base64url.js"
 import { hasDidKeyShape } from "../kernel/didkey.js"
 import { verifyWithKeyObject } from "../kernel/ed25519.js"
@@ -33,7 +34,12 @@ export class Received {
   /** The one strict reading of these bytes (section 1.1), made the first time it is asked for:
    * a binding that reads the body to dispatch it and the verifier after it share it. */
   get reading(): Either.Either<Reading, JsonError> {
-    if (this.#reading === undefined) this.#reading = readJson(this.bytes, READ_OPTIONS)
+    return this.readingWith(undefined)
+  }
+  /** The same reading, made with `take` (json-take.ts) when it is made now: a verifier that holds
+   * values read from received text (held chains) offers them; a reading already made is kept. */
+  readingWith(take: Take | undefined): Either.Either<Reading, JsonError> {
+    if (this.#reading === undefined) this.#reading = readJson(this.bytes, take === undefined ? READ_OPTIONS : { ...READ_OPTIONS, take })
     return this.#reading
   }
 }
@@ -94,6 +100,8 @@ export interface ObjectSpec<A> {
   /** Section 6.1 step 5: the remaining members in member-table order, each checked completely,
    * keys judged through `cache` when the verifier has one. The first failure, or the typed value. */
   readonly checkMembers: (o: JsonObject, path: string, cache: VerificationCacheSync | undefined) => A | WritError
+  /** A member the verifier offers to the cache as text before reading it (a call's held chain). */
+  readonly take?: (cache: VerificationCacheSync) => Take
 }
 
 const at = (path: string, member: string): string => (path === "" ? member : `${path}.${member}`)
@@ -108,7 +116,7 @@ export const checkObjectSync = <A>(
   path: string,
   cache: VerificationCacheSync | undefined
 ): Checked<A> | WritError => {
-  const read = stepsOneToFour(spec, input, path)
+  const read = stepsOneToFour(spec, input, path, cache)
   if (read instanceof WritError) return read
   const { o, canonical, reading, span } = read
   // Step 5: the remaining members, in member-table order.
@@ -127,7 +135,8 @@ export const checkObject = <A>(spec: ObjectSpec<A>, input: ObjectInput, path = "
 const stepsOneToFour = <A>(
   spec: ObjectSpec<A>,
   input: ObjectInput,
-  path: string
+  path: string,
+  cache: VerificationCacheSync | undefined
 ): WritError | { readonly o: JsonObject; readonly canonical: string; readonly reading: Reading | undefined; readonly span: Span | undefined } => {
   // Step 1 (received bytes): byte length within section 1.6 before parsing (`too_large`).
   let parsed: Json
@@ -136,7 +145,7 @@ const stepsOneToFour = <A>(
     if (byteLength(input.bytes) > spec.maxBytes) return writError("too_large", path || undefined, `${spec.typ} over ${spec.maxBytes} bytes`)
     // Step 1 nesting (`too_large`, winning over every later rule), then step 2, section 1.1
     // rules 2 to 4 anywhere in the object (`noncanonical`); the reader applies both as it reads.
-    const r = input.reading
+    const r = input.readingWith(cache === undefined || spec.take === undefined ? undefined : spec.take(cache))
     if (Either.isLeft(r)) return writError(r.left.reason, path || undefined, r.left.message)
     reading = r.right
     parsed = reading.value

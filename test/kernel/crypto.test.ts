@@ -102,5 +102,25 @@ describe("RandomBytes", () => {
       const fromLayer = yield* Effect.flatMap(RandomBytes, (r) => r.bytes(48))
       expect(fromLayer).toEqual(yield* RandomBytes.deterministic(Uint8Array.of(9)).bytes(48))
     }).pipe(Effect.provide(RandomBytes.seeded(Uint8Array.of(9)))))
+  it.effect("the live pool hands out every byte once, as copies, across refills and past its size", () =>
+    Effect.gen(function* () {
+      // A pool of 64 bytes: 9-byte draws cross a refill every 7 draws, and a 100-byte draw
+      // bypasses it. No two draws are equal (72 random bits each), and each is a copy: changing
+      // one changes no other.
+      const r = RandomBytes.pooled(64)
+      const draws: Array<Uint8Array> = []
+      for (let i = 0; i < 40; i++) draws.push(yield* r.bytes(9))
+      const big = yield* r.bytes(100)
+      expect(big.length).toBe(100)
+      expect(draws.every((d) => d.length === 9)).toBe(true)
+      expect(new Set(draws.map((d) => Buffer.from(d).toString("hex"))).size).toBe(draws.length)
+      const before = Buffer.from(draws[1]).toString("hex")
+      draws[0].fill(0)
+      expect(Buffer.from(draws[1]).toString("hex")).toBe(before)
+      // The Layer gives each build its own pool.
+      const a = yield* Effect.flatMap(RandomBytes, (x) => x.bytes(16)).pipe(Effect.provide(RandomBytes.live))
+      const b = yield* Effect.flatMap(RandomBytes, (x) => x.bytes(16)).pipe(Effect.provide(RandomBytes.live))
+      expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false)
+    }))
 })
 

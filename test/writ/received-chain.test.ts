@@ -88,6 +88,35 @@ describe("a chain as received, held by the VerificationCache", () => {
     expect(hits()).toBe(4)
   })
 
+  it("takes a held chain by the hash of its text while the call is read: its writs are not read again", () => {
+    const cache = VerificationCache.make({ maxBytes: 1 << 20 })
+    const verify = (r: Received) => Effect.runSync(Effect.provideService(verifyCall(r, { now: EXP - 7200 }), VerificationCache, cache))
+    // Seen once, then twice: held from the second sighting on.
+    const seen = [new Received(bytesOf(callText(chain, "held/take/0"))), new Received(bytesOf(callText(chain, "held/take/1")))]
+    const early = seen.map(verify)
+    const later = [new Received(bytesOf(callText(chain, "held/take/2"))), new Received(bytesOf(callText(chain, "held/take/3")))]
+    const verified = later.map(verify)
+    // The calls read before the hold each have their own chain values; the later ones share the
+    // held chain's array and writs, taken as the call was read.
+    expect(early[0].call.value.chain).not.toBe(early[1].call.value.chain)
+    expect(verified[0].call.value.chain).toBe(verified[1].call.value.chain)
+    expect(verified[0].chain).toBe(verified[1].chain)
+    const reading = Either.getOrThrow(later[0].reading)
+    expect(reading.spans.get(verified[0].call.value.chain)?.canonical).toBe(true)
+    // What the taken chain checks to is what a verifier without the cache finds.
+    const plain = Effect.runSync(verifyCall(new Received(bytesOf(callText(chain, "held/take/2"))), { now: EXP - 7200 }))
+    expect(verified[0].chain.map((w) => [w.id, w.canonical, w.withoutSig])).toEqual(plain.chain.map((w) => [w.id, w.canonical, w.withoutSig]))
+    expect(verified[0].call.id).toBe(plain.call.id)
+    expect(verified[0].call.canonical).toBe(plain.call.canonical)
+    expect(verified[0].call.withoutSig).toBe(plain.call.withoutSig)
+    // A reading made before the verifier (a binding dispatching) is kept, and the chain is then
+    // found by the hash of its span, as before.
+    const dispatched = new Received(bytesOf(callText(chain, "held/take/4")))
+    const first = dispatched.reading
+    expect(verify(dispatched).chain).toBe(verified[0].chain)
+    expect(dispatched.reading).toBe(first)
+  })
+
   it("refuses a chain with a tampered byte with its own reason, as a verifier without the cache does", () => {
     const { cache } = counting(1 << 20)
     for (let i = 0; i < 3; i++) expect(outcome(bytesOf(callText(chain, `held/t/call${i}`)), cache)).toBe("accept")
