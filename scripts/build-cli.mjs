@@ -10,7 +10,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-// The test suite builds its own copy elsewhere (test/support/bin-setup.ts): `node build-cli.mjs DIR`.
+// `node build-cli.mjs DIR` bundles it into DIR instead (the test suite runs dist/bin itself, test/support/bin-setup.ts).
 const target = process.argv[2] ?? join(root, "dist", "bin")
 // Bundled beside the target and swapped in at the end, never deleted first: a test file running
 // the bin (test/docs/blocks.e2e.test.ts) while another rebuilds dist/ found dist/bin/main.js gone

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import LongestFirst from "./support/sequencer.js"
 
 // Three projects, chosen by file name alone (the first rule that matches a file wins):
 //
@@ -72,8 +73,10 @@ export default defineConfig({
     pool: "forks",
     // Two workers (the machine's two cores): files share no port, folder, schema or global.
     poolOptions: { forks: { minForks: 1, maxForks: 2 } },
+    // The longest files start first (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // integration starts the CLI as a process bundled (test/support/bin-setup.ts); e2e from the sources,
+    // integration starts the CLI as a process from the bundled dist/bin (test/support/bin-setup.ts); e2e from the sources,
     // and runs the demo once for the tests that read what it leaves (test/support/demo-run.ts).
     projects: [
       // unit first, then integration, then e2e: a quick failure shows before the slow ones run.

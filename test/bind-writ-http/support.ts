@@ -53,6 +53,33 @@ export const prng = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
+/**
+ * A count of requests that came back and waits on it: the kill tests choose the moment of a kill by
+ * how many requests of the load came back since it started (seeded), not by a wall-clock delay, so a kill
+ * finds the same amount of work done however loaded the machine is, and no test sleeps longer
+ * than the work takes. `after(n, gone)` resolves once `n` more have come back, or when `gone`
+ * settles first (the process died on its own: the test then fails on what it finds).
+ */
+export const answerCount = () => {
+  let n = 0
+  const waiting: Array<{ readonly at: number; readonly wake: () => void }> = []
+  return {
+    /** One more answer. */
+    add: (): void => {
+      n++
+      for (let i = waiting.length - 1; i >= 0; i--) {
+        if (n >= waiting[i].at) waiting.splice(i, 1)[0].wake()
+      }
+    },
+    after: (more: number, gone: Promise<unknown>): Promise<void> =>
+      new Promise<void>((wake) => {
+        if (more <= 0) return wake()
+        waiting.push({ at: n + more, wake })
+        void gone.then(() => wake(), () => wake())
+      })
+  }
+}
+
 /** Nonces and ids: 16 bytes from a counter and a per-run tag, unique within a run. */
 let counter = 0
 export const nonce = (tag = 0): string => {
@@ -109,6 +136,8 @@ export interface ServeProcess {
   readonly output: () => string
   /** Ends the process with SIGKILL and waits for it to exit. */
   readonly kill: () => Promise<void>
+  /** Settles when the process has exited, by a kill or on its own. */
+  readonly exited: Promise<void>
 }
 
 /**
@@ -175,6 +204,7 @@ export const spawnServe = async (args: ReadonlyArray<string>, env: Record<string
           did: ready.did,
           resolved: ready.resolved,
           output: () => out + err,
+          exited,
           kill: async () => {
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
             await exited

@@ -163,9 +163,12 @@ describe("against a running executor: send, inspect, audit", () => {
     ])
     ok(r)
     ok(e)
-    await new Promise((resolve) => setTimeout(resolve, 2_000))
-    const s = await serve(["--port", "0", "--store", p("c.sqlite"), "--key", p("c.key"), "--root", keys.a,
-      "--handler", join(repoRoot, "src/examples/payment.ts")])
+    // The executor starts meanwhile: its start does not depend on the writs.
+    const [, s] = await Promise.all([
+      new Promise((resolve) => setTimeout(resolve, 2_000)),
+      serve(["--port", "0", "--store", p("c.sqlite"), "--key", p("c.key"), "--root", keys.a,
+        "--handler", join(repoRoot, "src/examples/payment.ts")])
+    ])
     child = s.child
     url = s.url
     expect(s.did).toBe(keys.c)

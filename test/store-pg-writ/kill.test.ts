@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import type { JsonObject } from "../../src/kernel/json.js"
-import { type Answer, call, identity, key, postRaw, prefix, prng, revoke, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../bind-writ-http/support.js"
+import { type Answer, answerCount, call, identity, key, postRaw, prefix, prng, revoke, type ServeProcess, spawnServe, tempDir, writ, writeKeyFile } from "../bind-writ-http/support.js"
 import { dropSchema, pgReachable, uniqueSchema } from "./support.js"
 
 const up = await pgReachable()
@@ -65,6 +65,7 @@ describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key",
     const acked: Array<JsonObject> = []
     const violations: Array<string> = []
     const stats = { answers: 0, lost: 0, resolved: 0, kills: 0 }
+    const answers = answerCount()
     let turn = 0
     const next = () => {
       const live = workers.filter((w): w is ServeProcess => w !== undefined)
@@ -121,11 +122,15 @@ describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key",
             }
           } catch {
             stats.lost++ // the worker died under the request: nothing was promised
+          } finally {
+            answers.add() // whatever came back moves the kill closer
           }
         }
       }
       const clients = Array.from({ length: CLIENTS }, client)
-      await new Promise((r) => setTimeout(r, 200 + Math.floor(rand() * 600)))
+      // The kill comes after a seeded number of requests of this round's load came back
+      // (test/bind-writ-http/support.ts answerCount), with CLIENTS more in flight, not after a delay.
+      await answers.after(4 + Math.floor(rand() * 30), Promise.race(workers.map((w) => w!.exited)))
       const victim = Math.floor(rand() * N)
       await workers[victim]!.kill()
       stats.kills++

@@ -1,13 +1,15 @@
-// Global setup of the integration project, whose tests start the CLI as a process: bundles it once
-// per run (scripts/build-cli.mjs, the bin's own build) into a folder of this run's own, and provides
-// its path to the project's workers (test/support/cli.ts `cliEntry`). A bundled CLI starts several
-// times faster than tsx transpiling the sources on every start. Not for e2e: the demos start their
-// executors from the sources (src/cli/demo/procs.ts), as `npm start` does.
-import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
-import { join } from "node:path"
+// Global setup of the integration project, whose tests start the CLI as a process: makes dist/
+// current once, before any worker starts (test/package/pack.ts `ensureBuilt`, keyed by the
+// sources' hash: a fresh `npm ci` has built it already, so nothing is built then), and provides the
+// bundled bin in it (dist/bin/main.js, scripts/build-cli.mjs's output) to the project's workers
+// (test/support/cli.ts `cliEntry`). The e2e project's files use the same dist/ (demo-setup.ts), so
+// a run builds it at most once. A bundled CLI starts several times faster than tsx transpiling the
+// sources on every start. Not for e2e: the demos start their executors from the sources
+// (src/cli/demo/procs.ts), as `npm start` does.
 import { fileURLToPath } from "node:url"
 import type { TestProject } from "vitest/node"
+import { builtMark } from "../../scripts/built.js"
+import { ensureBuilt } from "../package/pack.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,13 +19,7 @@ declare module "vitest" {
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
-export default function setup(project: TestProject): () => void {
-  // Under the repository's ignored .tmp/, not the system's temp folder: the bundle imports its
-  // one external dependency (better-sqlite3) from the repository's node_modules, found by walking up.
-  mkdirSync(join(root, ".tmp"), { recursive: true })
-  const out = mkdtempSync(join(root, ".tmp", "test-bin-"))
-  const r = spawnSync(process.execPath, [join(root, "scripts", "build-cli.mjs"), out], { cwd: root, encoding: "utf8" })
-  if (r.status !== 0) throw new Error(`building the CLI for the tests failed: ${r.stderr}`)
-  project.provide("mandateTestBin", join(out, "main.js"))
-  return () => rmSync(out, { recursive: true, force: true })
+export default async function setup(project: TestProject): Promise<void> {
+  await ensureBuilt()
+  project.provide("mandateTestBin", builtMark(root))
 }

@@ -8,7 +8,6 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { PassThrough, Readable } from "node:stream"
 import { inject } from "vitest"
-import { run } from "../../src/cli/run.js"
 import { repoRoot } from "./shared.js"
 
 export interface Ran {
@@ -17,7 +16,7 @@ export interface Ran {
   readonly stderr: string
 }
 
-/** Node's arguments that start the CLI: the bundle the run's global setup built (bin-setup.ts)
+/** Node's arguments that start the CLI: the bundled bin in dist/ the run's global setup made current (bin-setup.ts)
  * when there is one, else the sources through tsx. tsx is loaded either way: some tests hand the
  * CLI a handler module written in TypeScript. */
 const testBin = (inject as (key: string) => string | undefined)("mandateTestBin")
@@ -68,6 +67,9 @@ export const runCli = async (
   let stderr = ""
   out.on("data", (d: Buffer) => { stdout += d.toString() })
   err.on("data", (d: Buffer) => { stderr += d.toString() })
+  // Imported on first use: the files that only start the CLI as a process (spawnMandate) then do
+  // not load its command line (@effect/cli, the platform) into their worker.
+  const { run } = await import("../../src/cli/run.js")
   const status = await run(args, {
     stdout: out,
     stderr: err,

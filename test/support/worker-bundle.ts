@@ -22,7 +22,7 @@ export const workerBundle = (entry: string): Promise<string> => {
   const known = built.get(entry)
   if (known !== undefined) return known
   const p = (async () => {
-    // Under the repository's ignored .tmp/ (as test/support/bin-setup.ts): the bundle imports its one
+    // Under the repository's ignored .tmp/ (as dist/bin is under the repository): the bundle imports its one
     // external dependency, better-sqlite3, from the repository's node_modules, found by walking up.
     mkdirSync(join(root, ".tmp"), { recursive: true })
     const out = mkdtempSync(join(root, ".tmp", "test-worker-"))

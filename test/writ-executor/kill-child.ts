@@ -1,6 +1,6 @@
 // Child process of the kill test: an executor on a SQLite file taking calls as fast as it can,
 // printing each answer (and each recorded revoke) once it has it, until it is killed with SIGKILL.
-// Usage: tsx kill-child.ts FILE RUN
+// Usage: node BUNDLE FILE RUN (kill.test.ts bundles this file once, test/support/worker-bundle.ts)
 import { Effect, Layer } from "effect"
 import { encodeBase64url } from "../../src/kernel/base64url.js"
 import * as SqliteWrit from "../../src/store/sqlite/writ-stores.js"

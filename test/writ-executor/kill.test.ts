@@ -16,33 +16,50 @@ import { canonicalText, identity } from "../../src/writ/sign.js"
 import { CallStore, RevokeStore } from "../../src/writ/executor/stores.js"
 import type { StoreContext } from "../../src/writ/executor/scenario.js"
 import { repoRoot } from "../support/shared.js"
+import { workerBundle } from "../support/worker-bundle.js"
 import { rig, settable, T0 } from "./fixtures.js"
 import { A, AMOUNT, E, w1, w2 } from "./kill-shared.js"
 
 const KILLS = 20
 
-/** Starts the child, kills it `afterMs` after it is ready, and returns what it printed. */
-const runChild = (file: string, run: number, afterMs: number): Promise<Array<string>> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "test/writ-executor/kill-child.ts"), file, String(run)], {
-      cwd: repoRoot,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+const child = join(repoRoot, "test/writ-executor/kill-child.ts")
+
+/**
+ * Starts the child (from one bundle per file, test/support/worker-bundle.ts: a tsx start per run
+ * cost seconds of transpiling) and SIGKILLs it once it has printed `afterAnswers` answers: a moment
+ * set by the child's own progress rather than a wall-clock delay, so the kill finds the same amount
+ * of work done however loaded the machine is, with calls still in flight in the other workers.
+ * Returns what it printed.
+ */
+const runChild = async (file: string, run: number, afterAnswers: number): Promise<Array<string>> => {
+  const bundle = await workerBundle(child)
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [bundle, file, String(run)], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
-    child.stdout.on("data", (d) => {
+    let answers = 0
+    let scanned = 0
+    let killed = false
+    p.stdout.on("data", (d) => {
       out += d
-      if (out.includes("READY\n") && !(child as any).timer) {
-        ;(child as any).timer = setTimeout(() => child.kill("SIGKILL"), afterMs)
+      // Whole lines only: the ANSWER lines come after READY (the child recovers first).
+      for (let nl = out.indexOf("\n", scanned); nl >= 0; nl = out.indexOf("\n", scanned)) {
+        if (out.startsWith("ANSWER ", scanned)) answers++
+        scanned = nl + 1
+      }
+      if (answers >= afterAnswers && !killed) {
+        killed = true
+        p.kill("SIGKILL")
       }
     })
-    child.stderr.on("data", (d) => (err += d))
-    child.on("exit", (code, signal) => {
+    p.stderr.on("data", (d) => (err += d))
+    p.on("exit", (code, signal) => {
       if (signal !== "SIGKILL") reject(new Error(`child exited ${code}: ${err}`))
       // A line cut by the kill is not an answer the caller received.
       else resolve(out.split("\n").slice(0, -1))
     })
   })
+}
 
 describe("killing the SQLite executor at varied moments under load", () => {
   it(`loses no accepted call, consumption or revoke over ${KILLS} kills`, async () => {
@@ -51,7 +68,7 @@ describe("killing the SQLite executor at varied moments under load", () => {
     const revoked = new Set<string>()
     let totalAnswers = 0
     for (let run = 1; run <= KILLS; run++) {
-      const lines = await runChild(file, run, 150 + ((run * 53) % 500))
+      const lines = await runChild(file, run, 5 + ((run * 53) % 120))
       for (const line of lines) {
         if (line.startsWith("ANSWER ")) {
           const [, id, tally] = line.match(/^ANSWER (\S+) (.*)$/)!
