@@ -13,9 +13,13 @@
 // so shadow and recommend record what enforce would have refused, and run the call.
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
-import { type Action, Cost, type Decision, type TokenUsage } from "../ledger/model.js"
+import { OwnerLease } from "../accounting/owner-lease.js"
+import type { EventBody } from "../ledger/events.js"
+import { makeGuard } from "../ledger/guard.js"
+import { type Action, Cost, type Decision, type Mode, type TokenUsage } from "../ledger/model.js"
 import type { Contribution, Draw, Policy, Verdict } from "../ledger/policy.js"
 import { fromNanos } from "../ledger/usd.js"
+import { LedgerWriter, type LedgerWriterService } from "../ledger/writer.js"
 import { type Level, windowOf } from "./budget.js"
 import type { GatewayServerCode } from "./reason.js"
 import type { Provider, Route, Usage } from "./wire/types.js"
@@ -134,3 +138,30 @@ export const refusalOf = (d: Decision, worstMicro: bigint | undefined, f: Pick<C
     }
   }
 }
+
+/** Who waits for the settlement line of a call, by action id (the gateway's record reports what the ledger holds). */
+export type SettlementWaiters = Map<string, (line: Extract<EventBody, { type: "settlement" }>) => void>
+
+/** The guards' own policy, never evaluated: every call brings its own (GuardOptions.policy). */
+const UNSET_POLICY: Policy = { name: "gateway", evaluate: () => Effect.dieMessage("a gateway call without its policy") }
+
+/**
+ * One guard per mode for the life of a gateway, over one writer that hands each call its settlement
+ * line: a call's policy and run (its key's levels and checks) are given with the call
+ * (GuardOptions.policy, runId), so no guard is built per call (issue 30: no runtime tax per call).
+ */
+export const makeCallGuards = (waiters: SettlementWaiters) =>
+  Effect.gen(function*() {
+    const writer = yield* LedgerWriter
+    const lease = yield* OwnerLease
+    const capturing: LedgerWriterService = {
+      ...writer,
+      append: (bodies) => {
+        for (const b of bodies) if (b.type === "settlement") waiters.get(b.action_id)?.(b)
+        return writer.append(bodies)
+      }
+    }
+    const make = (mode: Mode) =>
+      makeGuard({ mode, policy: UNSET_POLICY, namespace: "gateway", runId: "gateway", owner: lease.owner }).pipe(Effect.provideService(LedgerWriter, capturing))
+    return { enforce: yield* make("enforce"), shadow: yield* make("shadow"), recommend: yield* make("recommend"), limitNamespace: writer.limitNamespace }
+  })

@@ -11,17 +11,18 @@
 // an estimate from what was relayed, marked estimated) or release on an upstream error that billed
 // nothing.
 import * as http from "node:http"
-import { Cause, Clock, Effect, Either, Exit, Runtime } from "effect"
+import { Cause, Context, Effect, Either, Exit, Runtime } from "effect"
 import { OwnerLease } from "../accounting/owner-lease.js"
 import type { Atomic, Reservations } from "../accounting/reservations.js"
 import { encodeBase64url, RandomBytes } from "../kernel/index.js"
 import type { EventBody } from "../ledger/events.js"
-import { GuardAbort, makeGuard, type RunResult } from "../ledger/guard.js"
+import { GuardAbort, type RunResult } from "../ledger/guard.js"
+import type { Action } from "../ledger/model.js"
 import { toNanos } from "../ledger/usd.js"
-import { LedgerWriter, type LedgerWriterService } from "../ledger/writer.js"
+import type { LedgerWriter } from "../ledger/writer.js"
 import type { Mode } from "./budget.js"
 import type { CallRecord, GatewayConfig, KeyInfo } from "./config.js"
-import { callAction, type CallFacts, callPolicy, costOf, NANOS_PER_MICRO, refusalOf, runOf, UpstreamFailedAfterOutput } from "./guarded-call.js"
+import { callAction, type CallFacts, callPolicy, costOf, makeCallGuards, NANOS_PER_MICRO, refusalOf, runOf, type SettlementWaiters, UpstreamFailedAfterOutput } from "./guarded-call.js"
 import { headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
 import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
 import { Wire } from "./wire-adapter.js"
@@ -62,9 +63,13 @@ export const startGateway = (
   const priceOf = config.priceOf ?? Wire.priceOf
   const upstreams: Record<Provider, Upstream | undefined> = { openai: upstreamOf(config.upstreams.openai), anthropic: upstreamOf(config.upstreams.anthropic) }
   const run = <A, E>(eff: Effect.Effect<A, E, GatewayServices>) => Runtime.runPromiseExit(runtime)(eff)
-  const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
-  const nowDate = () => Runtime.runSync(runtime)(Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)))
-  const newId = () => Runtime.runSync(runtime)(Effect.flatMap(RandomBytes, (r) => r.bytes(16)).pipe(Effect.map(encodeBase64url)))
+  // Hoisted out of the hot path: the runtime's clock and randomness are read directly, not each
+  // through an Effect run of its own (issue 30: no runtime tax per call).
+  const clock = Runtime.runSync(runtime)(Effect.clock)
+  const now = () => clock.unsafeCurrentTimeMillis()
+  const random = Context.get(runtime.context, RandomBytes)
+  const awaitingSettlement: SettlementWaiters = new Map()
+  const guards = Runtime.runSync(runtime)(makeCallGuards(awaitingSettlement))
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = now()
@@ -114,9 +119,13 @@ export const startGateway = (
     if (body === "aborted") return
 
     const hash = keyHash
-    const looked = await run(config.lookup === undefined || hash === undefined ? Effect.succeed(undefined) : config.lookup(hash))
-    if (Exit.isFailure(looked)) return refuse("gateway/store_unavailable", "the gateway's store did not answer")
-    const known = looked.value
+    // No key (a Writ call alone) or no key store: no Effect run for a lookup that has nothing to look in.
+    let known: KeyInfo | "revoked" | undefined
+    if (config.lookup !== undefined && hash !== undefined) {
+      const looked = await run(config.lookup(hash))
+      if (Exit.isFailure(looked)) return refuse("gateway/store_unavailable", "the gateway's store did not answer")
+      known = looked.value
+    }
     if (known === "revoked") return refuse("gateway/key_revoked", "this gateway key was revoked")
     const keyInfo: KeyInfo | undefined = hash === undefined ? { hash: "", mode: "enforce", levels: [] } : known ??
       (config.defaultBudget === undefined ? undefined : { hash, mode, levels: [{ level: "key", id: hash, budget: config.defaultBudget }] })
@@ -130,8 +139,8 @@ export const startGateway = (
     const read = Wire.readRequest(route, body)
     if (Either.isLeft(read)) return refuse(read.left.code, read.left.message, read.left.status)
     info = read.right
-    const at = nowDate()
-    const nowMs = at.getTime()
+    const nowMs = now()
+    const at = new Date(nowMs)
     const maxOut = info.maxOutputTokens ?? defaultOut
     const worstUsage: Usage = { inputTokens: info.inputTokensEstimate, outputTokens: maxOut, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: true }
     const worstPrice = priceOf(info.provider, info.model, worstUsage, at)
@@ -156,13 +165,12 @@ export const startGateway = (
         return refuseWrit(new WritRefused({ code: "out_of_bounds", message: `the call's worst case, ${worst} micro-USD, is above its usd argument ${writ.cap}`, basis: writ.basis }), writ.from)
       }
     }
-    const facts: CallFacts = {
-      id: `gw-${newId()}`, route, provider: info.provider, model: info.model, stream: info.stream,
+    const described: Omit<CallFacts, "id"> = {
+      route, provider: info.provider, model: info.model, stream: info.stream,
       keyId: keyInfo.levels.find((l) => l.level === "key")?.id ?? keyHash ?? `writ.${writ?.basis.writ ?? "none"}`,
       user: keyInfo.user, team: keyInfo.team, levels: keyInfo.levels, models: keyInfo.models, worst, ceiling: keyInfo.ceiling,
       inputTokens: info.inputTokensEstimate, maxOutputTokens: maxOut
     }
-    const action = callAction(facts)
     const requestInfo = info
     const priceNow = (u: Usage) => {
       const p = priceOf(requestInfo.provider, requestInfo.model, u, at)
@@ -172,7 +180,7 @@ export const startGateway = (
     let outcome: { readonly how: "commit" | "release" | "fail"; readonly usage: Usage | undefined; readonly status: number } | undefined
     const admittedWrit = writ
     const writTally = admittedWrit === undefined || config.writ === undefined ? undefined : finalTally(config.writ, admittedWrit.basis, worst, priceNow)
-    const forward = Effect.async<RunResult<number>, GuardAbort | UpstreamFailedAfterOutput>((resume) => {
+    const forward = (action: Action) => Effect.async<RunResult<number>, GuardAbort | UpstreamFailedAfterOutput>((resume) => {
       void forwardCall(req, res, up, provider, requestInfo, (how, usage, status) => {
         outcome = { how, usage, status }
         const latency = now() - started
@@ -190,24 +198,19 @@ export const startGateway = (
     })
     // The settlement line the guard writes for this call: what the record reports is what the ledger holds.
     let settlement: Extract<EventBody, { type: "settlement" }> | undefined
-    const program = Effect.gen(function*() {
-      const writer = yield* LedgerWriter
-      const lease = yield* OwnerLease
-      const capturing: LedgerWriterService = {
-        ...writer,
-        append: (bodies) => {
-          for (const b of bodies) if (b.type === "settlement" && b.action_id === facts.id) settlement = b
-          return writer.append(bodies)
-        }
-      }
-      const policy = callPolicy(facts, writer.limitNamespace, timeZone, nowMs)
-      const guard = yield* makeGuard({ mode, policy: admittedWrit === undefined ? policy : withWritDraws(policy, writDraws(admittedWrit, worst ?? 0n)), namespace: "gateway", runId: runOf(facts), owner: lease.owner }).pipe(
-        Effect.provideService(LedgerWriter, capturing)
-      )
-      return yield* guard.guardDetailed(action, forward, {
+    const guard = guards[mode]
+    // One Effect run per call: the call's id, then the guard (reserve with its lines, forward, settle).
+    const program = Effect.flatMap(random.bytes(16), (bytes) => {
+      const facts: CallFacts = { ...described, id: `gw-${encodeBase64url(bytes)}` }
+      const action = callAction(facts)
+      const policy = callPolicy(facts, guards.limitNamespace, timeZone, nowMs)
+      awaitingSettlement.set(facts.id, (b) => (settlement = b))
+      return guard.guardDetailed(action, forward(action), {
+        policy: admittedWrit === undefined ? policy : withWritDraws(policy, writDraws(admittedWrit, worst ?? 0n)),
+        runId: runOf(facts),
         failureSpend: (e) => e.actual,
         failureEstimated: (e) => e.estimated
-      })
+      }).pipe(Effect.ensuring(Effect.sync(() => awaitingSettlement.delete(facts.id))))
     })
     const exit = await run(program)
     if (outcome === undefined) {
@@ -216,7 +219,7 @@ export const startGateway = (
       if (failure !== undefined && failure._tag === "Some" && (failure.value._tag === "ActionDenied" || failure.value._tag === "DirectiveIssued")) {
         const w = admittedWrit === undefined ? undefined : writRefusalOf(failure.value.decision.policy)
         if (w !== undefined) return refuseWrit(new WritRefused({ ...w, basis: admittedWrit!.basis }), admittedWrit!.from)
-        const r = refusalOf(failure.value.decision, worst, facts)
+        const r = refusalOf(failure.value.decision, worst, described)
         return refuse(r.code, r.message, undefined, refusalTally(config.writ, admittedWrit?.basis, r.code))
       }
       return refuse("gateway/store_unavailable", "the gateway's store did not answer")

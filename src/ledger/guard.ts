@@ -69,10 +69,20 @@ export interface GuardOptions<E, A = never, R = never> {
   readonly failureEstimated?: (e: E) => boolean
   /** Context for the value estimator (e.g. a task type). */
   readonly context?: string
+  /**
+   * This action's policy and run, in place of the guard's own (GuardConfig): one guard serves many
+   * callers whose limits differ by caller, e.g. the gateway's calls by key (src/gateway), without
+   * a guard built per call.
+   */
+  readonly policy?: Policy
+  readonly runId?: string
 }
 
 /** What settling a failed run needs of the options. */
 type Settling<E> = Pick<GuardOptions<E>, "failureSpend" | "failureEstimated">
+
+/** A span per guarded action without a stack trace captured for it (a hot path: issue 30). */
+const SPAN = { captureStackTrace: false } as const
 
 const MAX = 2n ** 62n
 
@@ -125,15 +135,15 @@ export const makeGuard = (config: GuardConfig) =>
     const writer = yield* LedgerWriter
     const random = yield* RandomBytes
     const estimator = yield* Effect.serviceOption(ValueEstimator)
-    const { mode, runId, owner } = config
+    const { mode, owner } = config
 
-    const reservationBody = (action: Action, id: string, limits: ReadonlyArray<LimitSpec>): EventBody => ({
+    const reservationBody = (runId: string, action: Action, id: string, limits: ReadonlyArray<LimitSpec>): EventBody => ({
       type: "reservation", run_id: runId, action_id: action.id, reservation_id: id, owner,
       draws: limits.map((l) => ({ key: l.key, limit: l.limit.toString(), amount: l.amount.toString() }))
     })
 
     /** Settles `id` as `exit` says and writes the settlement in the same atomic step. */
-    const settle = <A, E>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, exit: Exit.Exit<RunResult<A>, E | GuardAbort>, options: Settling<E>) =>
+    const settle = <A, E>(runId: string, action: Action, id: string, limits: ReadonlyArray<LimitSpec>, exit: Exit.Exit<RunResult<A>, E | GuardAbort>, options: Settling<E>) =>
       atomic.transaction(Effect.gen(function*() {
         const base = { type: "settlement" as const, run_id: runId, action_id: action.id, reservation_id: id }
         if (Exit.isSuccess(exit)) {
@@ -172,7 +182,7 @@ export const makeGuard = (config: GuardConfig) =>
 
     /** Set by a `stop` directive in enforce: every later action of this guard is refused with it (directive.ts). */
     let stopped = Option.none<Decision>()
-    const refuseRecorded = (action: Action, d: Decision) =>
+    const refuseRecorded = (runId: string, action: Action, d: Decision) =>
       Effect.zipRight(
         writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }]),
         Effect.fail<ActionDenied | DirectiveIssued>(d.directive._tag === "deny" ? new ActionDenied({ decision: d }) : new DirectiveIssued({ decision: d }))
@@ -185,12 +195,14 @@ export const makeGuard = (config: GuardConfig) =>
       depth = 0
     ): Effect.Effect<{ readonly value: A; readonly decision: Decision }, E | GuardAbort | ActionDenied | DirectiveIssued | LedgerError | StoreError, R> =>
       Effect.gen(function*() {
+        const runId = options.runId ?? config.runId
+        const policy = options.policy ?? config.policy
         const decoded = decodeAction(proposed)
         if (Either.isLeft(decoded)) {
           // Enforce refuses with the documented code; shadow and recommend never block (seed: "every
           // proposed action is applied"): a would-refuse is recorded and the action runs.
           if (mode === "enforce") return yield* decoded.left
-          return yield* wouldRefuseUndecoded(proposed, decoded.left.reason, run)
+          return yield* wouldRefuseUndecoded(runId, proposed, decoded.left.reason, run)
         }
         const action = decoded.right
         const fp = yield* fingerprint(action, "exact")
@@ -200,10 +212,10 @@ export const makeGuard = (config: GuardConfig) =>
         })
         const stop = stopped
         if (Option.isSome(stop)) {
-          return yield* refuseRecorded(action, decision(false, "directive_issued", { _tag: "stop" }, stop.value.policy))
+          return yield* refuseRecorded(runId, action, decision(false, "directive_issued", { _tag: "stop" }, stop.value.policy))
         }
         const value = action.value ?? (Option.isSome(estimator) ? yield* estimator.value.estimate(action.kind, options.context) : undefined)
-        const c = yield* config.policy.evaluate({ action, value, namespace: writer.limitNamespace(config.namespace) })
+        const c = yield* policy.evaluate({ action, value, namespace: writer.limitNamespace(config.namespace) })
         const limits = limitsOf(c.draws, c.caps)
         const verdict = c.verdicts[0]
         // The directive's effect in this mode (directive.ts, the one place that decides it).
@@ -213,10 +225,10 @@ export const makeGuard = (config: GuardConfig) =>
           switch (directiveEffect(mode, verdict.directive, depth === 0 && modified !== undefined)) {
             case "refuse":
             case "issue":
-              return yield* refuseRecorded(action, d)
+              return yield* refuseRecorded(runId, action, d)
             case "stop":
               stopped = Option.some(d)
-              return yield* refuseRecorded(action, d)
+              return yield* refuseRecorded(runId, action, d)
             case "replace": {
               const replacement = (verdict.directive as Extract<Directive, { _tag: "modify" }>).action
               yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }])
@@ -231,7 +243,7 @@ export const makeGuard = (config: GuardConfig) =>
         const reserveAndRecord = (ls: ReadonlyArray<LimitSpec>, d: Decision) =>
           atomic.transaction(Effect.gen(function*() {
             yield* reservations.reserve({ id, limits: ls, onFailure: "consume" })
-            yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }, reservationBody(action, id, ls)])
+            yield* writer.append([{ type: "action", run_id: runId, action }, { type: "decision", run_id: runId, decision: d }, reservationBody(runId, action, id, ls)])
           })).pipe(
             // A colliding random id or a malformed request is this module's bug, not a decision.
             Effect.catchTags({ ReservationConflict: Effect.die, ReservationInvalid: Effect.die })
@@ -259,12 +271,12 @@ export const makeGuard = (config: GuardConfig) =>
             })
           )
           if (reserved._tag === "ran") return { value: reserved.value, decision: reserved.decision }
-          if (reserved._tag === "reserved") return yield* runAndSettle(action, id, limits, run, options, allowed)
-          if (mode === "enforce") return yield* refuseRecorded(action, reserved.decision)
-          return yield* runLifted(action, id, limits, run, options, reserved.decision, reserveAndRecord, unrecorded)
+          if (reserved._tag === "reserved") return yield* runAndSettle(runId, action, id, limits, run, options, allowed)
+          if (mode === "enforce") return yield* refuseRecorded(runId, action, reserved.decision)
+          return yield* runLifted(runId, action, id, limits, run, options, reserved.decision, reserveAndRecord, unrecorded)
         }
-        return yield* runLifted(action, id, limits, run, options, decision(false, verdict.reason, verdict.directive, verdict.policy), reserveAndRecord, unrecorded)
-      }).pipe(Effect.withSpan("ledger.guard", { attributes: { kind: proposed.kind, mode, depth } }))
+        return yield* runLifted(runId, action, id, limits, run, options, decision(false, verdict.reason, verdict.directive, verdict.policy), reserveAndRecord, unrecorded)
+      }).pipe(Effect.withSpan("ledger.guard", { attributes: { kind: proposed.kind, mode, depth }, ...SPAN }))
 
     /**
      * Shadow and recommend, for an action that does not decode: its decision (not recommended, the
@@ -272,7 +284,7 @@ export const makeGuard = (config: GuardConfig) =>
      * what is wrong, and the action runs. Nothing describes what it would draw on, so no budget is
      * reserved for it; a ledger that cannot record it is logged, and the action still runs.
      */
-    const wouldRefuseUndecoded = <A, E, R>(proposed: unknown, reason: DecisionReason, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>) =>
+    const wouldRefuseUndecoded = <A, E, R>(runId: string, proposed: unknown, reason: DecisionReason, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>) =>
       Effect.gen(function*() {
         const given = typeof proposed === "object" && proposed !== null ? (proposed as { id?: unknown }).id : undefined
         const actionId = Schema.is(Id)(given) ? given : `invalid-${Buffer.from(yield* random.bytes(8)).toString("hex")}`
@@ -289,6 +301,7 @@ export const makeGuard = (config: GuardConfig) =>
      * the spend is still accounted; the decision keeps the recommendation.
      */
     const runLifted = <A, E, R>(
+      runId: string,
       action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: GuardOptions<E, A, R>, d: Decision,
       reserveAndRecord: (ls: ReadonlyArray<LimitSpec>, d: Decision) => Effect.Effect<void, LimitExhausted | StoreError | LedgerError>,
       unrecorded: (d: Decision) => (e: StoreError | LedgerError) => Effect.Effect<{ readonly _tag: "ran"; readonly value: A; readonly decision: Decision }, E | GuardAbort | StoreError | LedgerError, R>
@@ -301,15 +314,15 @@ export const makeGuard = (config: GuardConfig) =>
           Effect.catchTags({ LimitExhausted: (e) => unrecorded(d)(ledgerError("invalid_action", `limit ${e.key} over 2^62`)), StoreError: unrecorded(d), LedgerError: unrecorded(d) })
         )
         if (recorded._tag === "ran") return { value: recorded.value, decision: recorded.decision }
-        return yield* runAndSettle(action, id, lifted, run, options, d)
+        return yield* runAndSettle(runId, action, id, lifted, run, options, d)
       })
 
-    const runAndSettle = <A, E, R>(action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: Settling<E>, decision: Decision) =>
+    const runAndSettle = <A, E, R>(runId: string, action: Action, id: string, limits: ReadonlyArray<LimitSpec>, run: Effect.Effect<RunResult<A>, E | GuardAbort, R>, options: Settling<E>, decision: Decision) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const exit = yield* Effect.exit(restore(run))
           // A failed settlement leaves the reservation held; `recover` settles it conservatively.
-          yield* settle(action, id, limits, exit, options).pipe(
+          yield* settle(runId, action, id, limits, exit, options).pipe(
             Effect.catchAll((e) => Effect.logWarning("ledger guard: settlement not recorded; recover() will settle it", e))
           )
           const r = yield* exit

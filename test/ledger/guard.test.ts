@@ -77,6 +77,28 @@ describe("guard, enforce", () => {
       expect(ev.filter((e) => e.type === "failure").map((e) => e.type === "failure" && [e.error, e.measured])).toEqual([["Boom", true], ["Boom", false], ["Interrupted", false]])
     }).pipe(Effect.provide(memoryLedger())))
 
+  it.effect("one guard, a policy and run per action (GuardOptions): each action is held to its own limits and recorded under its run", () =>
+    Effect.gen(function*() {
+      const g = yield* guardFor({ policy: usdBudget("100" as Usd) })
+      const small = usdBudget("0.50" as Usd, "small")
+      const usedSmall = Effect.flatMap(Reservations, (r) => r.used(budgetKey("t", "usd", "small")))
+      yield* g.guard(action("llm", { q: 1 }, cost(0, "0.40")), ran(1, cost(0, "0.40")), { policy: small, runId: "run-a" })
+      expect(yield* usedSmall).toBe(400_000_000n)
+      expect(yield* usedUsd).toBe(0n)
+      // 0.40 + 0.40 > 0.50 under the per-action policy, though the guard's own budget would hold it.
+      const denied = yield* Effect.flip(g.guard(action("llm", { q: 2 }, cost(0, "0.40")), ran(2, cost(0, "0.40")), { policy: small, runId: "run-b" }))
+      expect(denied._tag === "ActionDenied" && denied.decision.reason).toBe("usd_budget_exhausted")
+      // Without options: the guard's own policy and run.
+      yield* g.guard(action("llm", { q: 3 }, cost(0, "0.40")), ran(3, cost(0, "0.40")))
+      expect(yield* usedUsd).toBe(400_000_000n)
+      const runs = (yield* events).flatMap((e) => ("run_id" in e ? [`${e.type}:${e.run_id}`] : []))
+      expect(runs).toEqual([
+        "action:run-a", "decision:run-a", "reservation:run-a", "settlement:run-a",
+        "action:run-b", "decision:run-b",
+        "action:run-1", "decision:run-1", "reservation:run-1", "settlement:run-1"
+      ])
+    }).pipe(Effect.provide(memoryLedger())))
+
   it.effect("per-kind limit, and the verification reserve that only `verify` may draw on", () =>
     Effect.gen(function*() {
       const g = yield* guardFor({ policy: compose(tokenBudget(1000n), verificationReserve({ tokens: 300n }), kindLimit("search", 2)) })
