@@ -28,55 +28,31 @@
 // Bounds (docs/mcp-gate.md): a verified result over `maxResultBytes` is not passed on
 // (`result_too_large`, proxy-answer.ts), and at most `maxQueuedNotifications` server notifications
 // wait for a client that does not read (./notes.ts). Forms keep the open calls alive (./keep-alive.ts).
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Deferred, Duration, Effect, FiberSet, Option, Queue, Runtime, type Scope } from "effect"
-import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
-import { RandomBytes, Signer } from "../../kernel/services.js"
-import { delegate, type HeldWrit, holdChain, makeCall } from "../../writ/issue.js"
-import { writError, type WritError } from "../../writ/reason.js"
-import { BOUND_METHODS, boundRequest, checkNamed, names, RESOURCE_READ_OP, promptOp, withCall } from "./bound.js"
-import { ready } from "./client.js"
+//
+// Its parts, by concept: the options (./proxy-options.ts), signing a bound request
+// (./proxy-sign.ts), the answer to a bound request (./proxy-answer.ts) and to any other
+// (./proxy-present.ts).
+import { Deferred, Effect, FiberSet, Queue, Runtime, type Scope } from "effect"
+import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+import type { RandomBytes, Signer } from "../../kernel/services.js"
+import { type HeldWrit, holdChain } from "../../writ/issue.js"
+import type { WritError } from "../../writ/reason.js"
+import { BOUND_METHODS, boundRequest, withCall } from "./bound.js"
 import { FormKeepAlive, progressTokenOf } from "./keep-alive.js"
-import { checkMethod, LISTINGS, offeredCapabilities } from "./methods.js"
+import { checkMethod, LISTINGS } from "./methods.js"
 import { MAX_QUEUED_NOTIFICATIONS, noteBound } from "./notes.js"
-import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
-import { advertisementOf } from "./present.js"
 import { answerBound, type SentBound } from "./proxy-answer.js"
-import { listedUnder, outsideGrant, visibleUnder } from "./scope.js"
-import { CLIENT_GONE, type McpPolicyError, type MethodRefused, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
+import { MAX_RESULT_BYTES, type ProxyOptions } from "./proxy-options.js"
+import { type Listed, type Presenting, presentAnswer, takeListed } from "./proxy-present.js"
+import { type Advertised, advertisedBy, type SignError, signBound, type Signing } from "./proxy-sign.js"
+import { outsideGrant, visibleUnder } from "./scope.js"
+import { CLIENT_GONE, unreachableServer } from "./reason.js"
 import type { Receipts } from "./receipts.js"
 import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
 
-export interface ProxyOptions {
-  /** Toward the MCP client (the proxy is its server). */
-  readonly client: Transport
-  /** Toward the real server (the proxy is its client); started by the proxy. */
-  readonly server: Transport
-  /** The grant: a chain from its root to the Signer's key (the agent). */
-  readonly grant: ReadonlyArray<Json>
-  /** Only tools whose definition hashes to their pin are listed or called. */
-  readonly pins?: PinFile
-  /** Refuse arguments no application bound of the grant names. */
-  readonly closed?: boolean
-  /** After the client closes, how long its open requests may take. Default 60 seconds. */
-  readonly shutdownGrace?: Duration.DurationInput
-  /** How long the proxy's own `tools/list` (re-listing for pins) may take. Default 30 seconds. */
-  readonly requestTimeout?: Duration.DurationInput
-  /** Requests other than `tools/call` relayed unchecked (methods.ts `ruleOf`). Default none. */
-  readonly allow?: ReadonlyArray<string>
-  /** The largest verified result passed on (JSON characters). Default MAX_RESULT_BYTES. */
-  readonly maxResultBytes?: number
-  /** The most server notifications waiting to be relayed. Default MAX_QUEUED_NOTIFICATIONS. */
-  readonly maxQueuedNotifications?: number
-  /** How often open tool calls get progress while a form is open. Default 15 seconds. */
-  readonly keepAlive?: Duration.DurationInput
-}
-
 export { FORM_WAITING } from "./keep-alive.js"
 export { MAX_QUEUED_NOTIFICATIONS } from "./notes.js"
-
-/** The default bound of a result passed on: under the 10 MiB line a stdio client reads. */
-export const MAX_RESULT_BYTES = 8 * 1024 * 1024
+export { MAX_RESULT_BYTES, type ProxyOptions } from "./proxy-options.js"
 
 type Pending =
   | {
@@ -120,8 +96,6 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     const allow = o.allow ?? []
     const maxResult = o.maxResultBytes ?? MAX_RESULT_BYTES
     const leaf = held.leaf.value.bnd
-    /** Whether the leaf's `act` names some prompt (the prompts family is offered then). */
-    const namesAnyPrompt = names(leaf, promptOp("x")) || (isJsonObject(leaf.act) && String(leaf.act.v).startsWith(promptOp("")))
     const runtime = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const fibers = yield* FiberSet.make()
     const fromClient = yield* Queue.unbounded<Message>()
@@ -144,10 +118,9 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     let clientClosed = false
     let serverGone = false
     /** What the server advertised at initialize, and the grant passed on to its key. */
-    let writ: { readonly advertised: boolean; readonly chain: Option.Option<ReadonlyArray<Json>> } | undefined
-    /** Pins: each tool's pin as the server last listed it; stale after `list_changed`. */
-    const listed = new Map<string, string>()
-    let stale = true
+    let writ: Advertised | undefined
+    const listed: Listed = { pins: new Map(), stale: true }
+    const presenting: Presenting = { leaf, allow, pins: o.pins, listed }
 
     const toClient = (m: Message) => send(o.client, m)
     const toServer = (m: Message) => send(o.server, m)
@@ -227,7 +200,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     }
 
     // ----- bound calls, signed and sent in the order the client sent them
-    const refuse = (id: RequestId, e: WritError | McpPolicyError | UnenforcedServer | MethodRefused) =>
+    const refuse = (id: RequestId, e: SignError) =>
       Effect.gen(function*() {
         clientOpen.delete(idKey(id))
         yield* Effect.logInfo(`request refused before sending: ${e.reason}: ${e.message}`)
@@ -235,38 +208,25 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         yield* checkDrained
       })
 
-    const relist = Effect.gen(function*() {
-      const tools = yield* listAllTools(own)
-      listed.clear()
-      for (const t of tools) if (typeof t.name === "string") listed.set(t.name, pinOf(t))
-      stale = false
-    }).pipe(Effect.catchTag("RpcError", (e) => Effect.fail(unreachableServer(`listing tools: ${e.message}`))))
+    const signing: Signing = {
+      held,
+      pins: o.pins,
+      closed: o.closed === true,
+      requestTimeout: o.requestTimeout ?? "30 seconds",
+      initialized,
+      advertised: () => (serverGone ? Effect.fail(unreachableServer("the server exited")) : Effect.succeed(writ)),
+      listed,
+      relist: Effect.gen(function*() {
+        takeListed(listed, yield* listAllTools(own), true)
+      }).pipe(Effect.catchTag("RpcError", (e) => Effect.fail(unreachableServer(`listing tools: ${e.message}`))))
+    }
 
     const onBoundCall = (c: BoundCall): Effect.Effect<void, never, Signer | RandomBytes> =>
       Effect.gen(function*() {
         const key = idKey(c.id)
         if (canceledQueued.delete(key)) return
         const r = boundRequest(c.method, c.params)!
-        const sign = Effect.gen(function*() {
-          yield* checkNamed(leaf, r)
-          if (writ === undefined && !serverGone) {
-            yield* Deferred.await(initialized).pipe(Effect.timeoutOption(o.requestTimeout ?? "30 seconds"))
-          }
-          if (serverGone) return yield* Effect.fail(unreachableServer("the server exited"))
-          if (writ === undefined) return yield* Effect.fail(unenforcedServer("the server has not been initialized"))
-          // Adoption.md 2a's first rule; and with no advertised key there is no executor to pass
-          // the grant on to, so nothing is sent unenforced whatever the bounds.
-          yield* ready(held.chain, writ.advertised)
-          if (Option.isNone(writ.chain)) return yield* Effect.fail(unenforcedServer("the server does not advertise io.writ/delegation with its key"))
-          if (o.pins !== undefined && r.method === "tools/call") {
-            if (stale) yield* relist
-            yield* checkPinned(o.pins, r.name, listed.get(r.name))
-          }
-          if (o.closed === true) yield* checkClosed(held.leaf, r.args)
-          if (r.name === "") return yield* Effect.fail(writError("malformed", r.method === "resources/read" ? "params.uri" : "params.name", `a ${r.method} names what it asks for`))
-          return yield* makeCall({ chain: writ.chain.value, op: r.op, args: r.args })
-        })
-        yield* sign.pipe(Effect.matchEffect({
+        yield* signBound(signing, r).pipe(Effect.matchEffect({
           onFailure: (e) => refuse(c.id, e),
           onSuccess: (made) => {
             // Canceled while it was being signed: never sent, never answered (MCP cancellation).
@@ -281,24 +241,6 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
       })
 
     // ----- the server, read on its own fiber
-    const learn = (result: JsonObject) =>
-      Effect.gen(function*() {
-        const ad = advertisementOf(result.capabilities)
-        if (ad === undefined) {
-          writ = { advertised: false, chain: Option.none() }
-          return yield* Deferred.succeed(initialized, undefined)
-        }
-        // The grant passed on to the server's key unchanged (no narrowing): the executor must be
-        // the leaf holder (spec section 7 step 6).
-        const chain = yield* delegate(held, { hld: ad.did }).pipe(
-          Effect.map((child) => Option.some<ReadonlyArray<Json>>(child.chain)),
-          Effect.catchTag("WritError", (e) =>
-            Effect.as(Effect.logWarning(`the grant cannot be passed on to ${ad.did}: ${e.reason}`), Option.none()))
-        )
-        writ = { advertised: true, chain }
-        yield* Deferred.succeed(initialized, undefined)
-      })
-
     const onServer = (m: Message): Effect.Effect<void, never, Signer | RandomBytes | Receipts> =>
       Effect.gen(function*() {
         if (isResponse(m)) {
@@ -311,28 +253,12 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
           if (clientOpen.get(key) === id) clientOpen.delete(key)
           // A canceled request is not answered (MCP cancellation; bindings.md Limitations).
           if (!p.canceled) {
-            if (p.method === "initialize" && isJsonObject(m.result)) yield* learn(m.result)
-            if (p.bound !== undefined) yield* answerBound(p.bound, p.clientId, m, maxResult, toClient)
-            else if (p.method === "initialize" && isJsonObject(m.result)) {
-              const readable = names(leaf, RESOURCE_READ_OP)
-              const capabilities = offeredCapabilities(m.result.capabilities, allow, (method) =>
-                method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe" ? readable
-                  : method === "prompts/get" ? namesAnyPrompt
-                  : method === "completion/complete" ? readable || namesAnyPrompt
-                  : true)
-              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities } as JsonObject })
-            } else if (p.listing !== undefined && isJsonObject(m.result)) {
-              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, p.listing, m.result) })
+            if (p.method === "initialize" && isJsonObject(m.result)) {
+              writ = yield* advertisedBy(held, m.result)
+              yield* Deferred.succeed(initialized, undefined)
             }
-            else if (p.method === "tools/list" && o.pins !== undefined && isJsonObject(m.result)) {
-              const tools = Array.isArray(m.result.tools) ? m.result.tools.filter(isJsonObject) : []
-              if (!p.cursor) listed.clear()
-              for (const t of tools) if (typeof t.name === "string") listed.set(t.name, pinOf(t))
-              if (!p.cursor) stale = false
-              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, "tools/list", { ...m.result, tools: pinnedOnly(o.pins, tools) }) })
-            } else if (p.method === "tools/list" && isJsonObject(m.result)) {
-              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, "tools/list", m.result) })
-            } else yield* toClient({ ...m, id: p.clientId })
+            if (p.bound !== undefined) yield* answerBound(p.bound, p.clientId, m, maxResult, toClient)
+            else yield* toClient(presentAnswer(presenting, p.method, p.clientId, p.cursor, p.listing, m))
           }
           return yield* checkDrained
         }
@@ -342,7 +268,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
           forms.opened(m.id as RequestId, m.method as string)
           return yield* toClient(m)
         }
-        if (m.method === "notifications/tools/list_changed") stale = true
+        if (m.method === "notifications/tools/list_changed") listed.stale = true
         if (isNotification(m)) notes.taken()
         if (!visibleUnder(leaf, m.method as string, paramsOf(m))) return yield* Effect.logDebug(`${String(m.method)} outside the grant not relayed`)
         if (m.method === "notifications/progress") {
