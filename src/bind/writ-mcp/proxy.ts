@@ -32,6 +32,7 @@
 // Its parts, by concept: the options (./proxy-options.ts), signing a bound request
 // (./proxy-sign.ts), the answer to a bound request (./proxy-answer.ts) and to any other
 // (./proxy-present.ts).
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Deferred, Effect, FiberSet, Queue, Runtime, type Scope } from "effect"
 import { isJsonObject, type JsonObject } from "../../kernel/json.js"
 import type { RandomBytes, Signer } from "../../kernel/services.js"
@@ -41,41 +42,20 @@ import { BOUND_METHODS, boundRequest, withCall } from "./bound.js"
 import { FormKeepAlive, progressTokenOf } from "./keep-alive.js"
 import { checkMethod, LISTINGS } from "./methods.js"
 import { MAX_QUEUED_NOTIFICATIONS, noteBound } from "./notes.js"
-import { answerBound, type SentBound } from "./proxy-answer.js"
+import { answerBound, receiptName } from "./proxy-answer.js"
 import { MAX_RESULT_BYTES, type ProxyOptions } from "./proxy-options.js"
 import { type Listed, type Presenting, presentAnswer, takeListed } from "./proxy-present.js"
 import { type Advertised, advertisedBy, type SignError, signBound, type Signing } from "./proxy-sign.js"
+import { type ProxyUpstream, proxyUpstream } from "./proxy-upstream.js"
 import { outsideGrant, visibleUnder } from "./scope.js"
 import { CLIENT_GONE, unreachableServer } from "./reason.js"
-import type { Receipts } from "./receipts.js"
-import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
+import { type BoundCall, Dropped, paramsOf, type Pending } from "./proxy-state.js"
+import { Receipts, unansweredReceipt } from "./receipts.js"
+import { errorAnswer, fromSdk, idKey, initializeParams, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send, toSdk } from "./rpc.js"
 
 export { FORM_WAITING } from "./keep-alive.js"
 export { MAX_QUEUED_NOTIFICATIONS } from "./notes.js"
 export { MAX_RESULT_BYTES, type ProxyOptions } from "./proxy-options.js"
-
-type Pending =
-  | {
-    readonly tag: "client"
-    readonly clientId: RequestId
-    readonly method: string
-    readonly cursor: boolean
-    readonly bound?: SentBound
-    /** A listing filtered to what the grant admits. */
-    readonly listing?: string
-    /** The client's progress token for this request, if it gave one. */
-    readonly progressToken?: string | number
-    canceled: boolean
-  }
-  | { readonly tag: "own"; readonly answer: Deferred.Deferred<Message, RpcError> }
-
-interface BoundCall {
-  readonly id: RequestId
-  readonly method: string
-  readonly params: JsonObject
-}
-
-const paramsOf = (m: Message): JsonObject => (isJsonObject(m.params) ? m.params : {})
 
 /** Runs the proxy until the client has gone and its requests are answered, or the server exits. */
 export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcError, Signer | RandomBytes | Receipts | Scope.Scope> =>
@@ -99,7 +79,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     const runtime = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const fibers = yield* FiberSet.make()
     const fromClient = yield* Queue.unbounded<Message>()
-    const fromServer = yield* Queue.unbounded<Message>()
+    const fromServer = yield* Queue.unbounded<Message | Dropped>()
     const boundCalls = yield* Queue.unbounded<BoundCall>()
     const done = yield* Deferred.make<void>()
     /** Resolved once the server answered `initialize` (or exited): a client may pipeline its
@@ -121,9 +101,13 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     let writ: Advertised | undefined
     const listed: Listed = { pins: new Map(), stale: true }
     const presenting: Presenting = { leaf, allow, pins: o.pins, listed }
+    /** The client's initialize parameters, sent again when the server is reconnected. */
+    let initParams: JsonObject | undefined
+    // Assigned once the transports' handlers exist (below).
+    let up: ProxyUpstream
 
     const toClient = (m: Message) => send(o.client, m)
-    const toServer = (m: Message) => send(o.server, m)
+    const toServer = (m: Message) => send(up.current(), m)
     const checkDrained = Effect.suspend(() =>
       clientClosed && clientOpen.size === 0 ? Deferred.succeed(drained, undefined) : Effect.void)
 
@@ -134,8 +118,11 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         const id = nextId++
         const answer = yield* Deferred.make<Message, RpcError>()
         pending.set(id, { tag: "own", answer })
-        yield* toServer({ jsonrpc: "2.0", id, method, params })
-        const m = yield* Deferred.await(answer).pipe(
+        const m = yield* Effect.tryPromise({
+          try: () => up.current().send(toSdk({ jsonrpc: "2.0", id, method, params })),
+          catch: (e) => new RpcError({ message: `${method}: not sent: ${String(e)}` })
+        }).pipe(
+          Effect.zipRight(Deferred.await(answer)),
           Effect.timeoutFail({ duration: o.requestTimeout ?? "30 seconds", onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) }),
           Effect.ensuring(Effect.sync(() => pending.delete(id)))
         )
@@ -143,8 +130,12 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         return m.result
       })
 
-    const forward = (m: Message, extra: Partial<Pick<Extract<Pending, { tag: "client" }>, "bound" | "listing">> = {}) =>
+    const forward = (m: Message, extra: Partial<Pick<Extract<Pending, { tag: "client" }>, "bound" | "listing">> = {}): Effect.Effect<void> =>
       Effect.gen(function*() {
+        // A server that dropped is reconnected first (./proxy-upstream.ts), or the request refused.
+        const down = yield* Effect.flip(up.ensure).pipe(Effect.option)
+        if (down._tag === "Some") return yield* refuse(m.id as RequestId, down.value)
+        if (m.method === "initialize") initParams = paramsOf(m)
         const id = nextId++
         const method = m.method as string
         const token = progressTokenOf(paramsOf(m))
@@ -178,8 +169,9 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         )
       }
       if (isResponse(m)) {
-        serverOpen.delete(idKey(m.id as RequestId))
         forms.answered(m.id as RequestId)
+        // An answer to a request of a server session that dropped is not passed to the next one.
+        if (!serverOpen.delete(idKey(m.id as RequestId))) return Effect.logDebug(`an answer to no open server request (${String(m.id)}) dropped`)
         return toServer(m)
       }
       if (isNotification(m) && m.method === "notifications/cancelled") {
@@ -226,7 +218,8 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         const key = idKey(c.id)
         if (canceledQueued.delete(key)) return
         const r = boundRequest(c.method, c.params)!
-        yield* signBound(signing, r).pipe(Effect.matchEffect({
+        // Reconnected first, so the call is signed to the key the server advertises now.
+        yield* Effect.zipRight(up.ensure, signBound(signing, r)).pipe(Effect.matchEffect({
           onFailure: (e) => refuse(c.id, e),
           onSuccess: (made) => {
             // Canceled while it was being signed: never sent, never answered (MCP cancellation).
@@ -282,6 +275,33 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         yield* toClient(m)
       })
 
+    // ----- a server over Streamable HTTP that dropped (./proxy-upstream.ts)
+    const serverDropped = (d: Dropped): Effect.Effect<void, never, Receipts> =>
+      Effect.gen(function*() {
+        if (!up.dropped(d.transport)) return
+        yield* Effect.logWarning(`mcp-proxy: the server dropped (${d.why}); requests open on it are answered unreachable_server and never sent again; the next request reconnects`)
+        const receipts = yield* Receipts
+        for (const [id, p] of pending) {
+          pending.delete(id)
+          if (p.tag === "own") {
+            yield* Deferred.fail(p.answer, new RpcError({ message: "the server dropped" }))
+            continue
+          }
+          const key = idKey(p.clientId)
+          if (clientOpen.get(key) === id) clientOpen.delete(key)
+          // Sent, so it may have run: recorded with no tally, and not sent again (spec 7.3).
+          if (p.bound !== undefined) yield* receipts.keep(unansweredReceipt(receiptName(p.bound), p.bound.callId))
+          if (!p.canceled && !clientClosed) {
+            yield* toClient(errorAnswer(p.clientId, INTERNAL, "unreachable_server", "the server dropped with this request open: it may have run, and it is not sent again"))
+          }
+        }
+        // The dropped session's requests to the client: their answers have nowhere to go.
+        serverOpen.clear()
+        forms.clear()
+        yield* Effect.promise(() => d.transport.close().catch(() => undefined))
+        yield* checkDrained
+      })
+
     // ----- forms: progress to the open bound calls while the client is answering one
     const keepCallsAlive = Effect.suspend(() =>
       clientClosed ? Effect.void : forms.tick(
@@ -299,7 +319,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
       forms.clear()
       yield* checkDrained
       yield* Deferred.await(drained).pipe(Effect.timeoutOption(o.shutdownGrace ?? "60 seconds"))
-      yield* Effect.promise(() => o.server.close().catch(() => undefined))
+      yield* Effect.promise(() => up.current().close().catch(() => undefined))
       yield* Deferred.succeed(done, undefined)
     })
 
@@ -324,23 +344,45 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     const unsafeRun = Runtime.runFork(runtime)
     o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, fromSdk(m))
     const notes = noteBound(o.maxQueuedNotifications ?? MAX_QUEUED_NOTIFICATIONS, (e) => void unsafeRun(e))
-    o.server.onmessage = (m) => {
-      const msg = fromSdk(m)
-      if (isNotification(msg) && !notes.admit()) return
-      Queue.unsafeOffer(fromServer, msg)
+    const wire = (t: Transport) => {
+      t.onmessage = (m) => {
+        // A transport replaced by a reconnect is no longer read.
+        if (t !== up.current()) return
+        const msg = fromSdk(m)
+        if (isNotification(msg) && !notes.admit()) return
+        Queue.unsafeOffer(fromServer, msg)
+      }
+      t.onclose = () =>
+        o.reconnect === undefined ? void unsafeRun(FiberSet.run(fibers, serverExited)) : void Queue.unsafeOffer(fromServer, new Dropped(t, "the connection closed"))
+      t.onerror = (e) => {
+        void unsafeRun(Effect.logWarning(`server transport: ${e.message}`))
+        if (o.reconnect !== undefined) Queue.unsafeOffer(fromServer, new Dropped(t, e.message))
+      }
     }
+    // A new transport: started, `initialize` with the client's parameters, the advertisement
+    // learned again, `notifications/initialized`; the pins are listed again before the next call.
+    const handshake = (t: Transport): Effect.Effect<void, RpcError> =>
+      Effect.gen(function*() {
+        yield* Effect.tryPromise({ try: () => t.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
+        const result = yield* own("initialize", initParams ?? initializeParams("mandate-writ-mcp-proxy"))
+        writ = yield* advertisedBy(held, result)
+        yield* Effect.tryPromise({
+          try: () => t.send(toSdk({ jsonrpc: "2.0", method: "notifications/initialized" })),
+          catch: (e) => new RpcError({ message: `notifications/initialized: not sent: ${String(e)}` })
+        })
+        listed.stale = true
+      }).pipe(Effect.provide(runtime))
+    up = yield* proxyUpstream(o.server, o.reconnect, wire, handshake)
     // A handler already set is kept: a listener's session (../mcp/remote.ts) forgets itself there.
     const priorClose = o.client.onclose
     o.client.onclose = () => {
       priorClose?.()
       void unsafeRun(FiberSet.run(fibers, clientGone))
     }
-    o.server.onclose = () => void unsafeRun(FiberSet.run(fibers, serverExited))
     o.client.onerror = (e) => void unsafeRun(Effect.logWarning(`client transport: ${e.message}`))
-    o.server.onerror = (e) => void unsafeRun(Effect.logWarning(`server transport: ${e.message}`))
 
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromClient), onClient)))
-    yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), onServer)))
+    yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), (m) => (m instanceof Dropped ? serverDropped(m) : onServer(m)))))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(boundCalls), onBoundCall)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.zipRight(Effect.sleep(o.keepAlive ?? "15 seconds"), keepCallsAlive)))
 
