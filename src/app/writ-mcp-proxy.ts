@@ -19,10 +19,12 @@ import { holdChain } from "../writ/issue.js"
 import type { WritError } from "../writ/reason.js"
 import { ServeError } from "./inputs.js"
 
-export interface ListenProxyOptions extends Omit<ProxyOptions, "client" | "server"> {
+export interface ListenProxyOptions extends Omit<ProxyOptions, "client" | "server" | "reconnect"> {
   readonly listen: RemoteOptions
   /** A new transport to the real server (not started: each session's proxy starts its own). */
   readonly server: () => Transport
+  /** The server is over Streamable HTTP: each session's proxy reconnects it when it drops. */
+  readonly reconnect?: boolean
 }
 
 /** Serves the proxy at `listen` within the scope; returns the listener (its URL). */
@@ -31,7 +33,7 @@ export const listenProxy = (o: ListenProxyOptions): Effect.Effect<RemoteListener
     yield* holdChain(o.grant)
     const rt = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const parent = yield* Effect.scope
-    const { listen, server: newServer, ...proxy } = o
+    const { listen, server: newServer, reconnect, ...proxy } = o
     const makeServer = (): Connectable => {
       const scope = Runtime.runSync(rt)(Scope.fork(parent, ExecutionStrategy.sequential))
       const close = () => Runtime.runPromise(rt)(Scope.close(scope, Exit.void))
@@ -41,7 +43,7 @@ export const listenProxy = (o: ListenProxyOptions): Effect.Effect<RemoteListener
         // exited), its scope is closed, and with it the session's server.
         connect: (transport) =>
           Runtime.runPromise(rt)(Effect.gen(function*() {
-            const started = yield* Scope.extend(startProxy({ ...proxy, client: transport, server: newServer() }), scope)
+            const started = yield* Scope.extend(startProxy({ ...proxy, client: transport, server: newServer(), ...(reconnect === true ? { reconnect: newServer } : {}) }), scope)
             yield* Effect.forkIn(Effect.zipRight(started.done, Scope.close(scope, Exit.void)), parent)
           }).pipe(
             Effect.tapErrorCause((cause) => Effect.zipRight(Effect.logWarning("a session's proxy did not start", cause), Scope.close(scope, Exit.void))),

@@ -6,13 +6,16 @@
 //     a minimal MCP server under Writ with one tool, `echo`, that runs only under a Writ call
 //     (`--optional` lets a call without one run unenforced, with no tally).
 //   mcp-proxy --key K --grant CHAIN --receipts FILE [--pins FILE] [--closed] [--allow METHOD]...
-//             [--listen HOST:PORT [--keys FILE]] -- SERVER ARGS...
-//     the proxy in front of the real server, started as a child (with --listen: served over
-//     Streamable HTTP, a child per session).
+//             [--listen HOST:PORT [--keys FILE]] (--http URL | -- SERVER ARGS...)
+//     the proxy in front of the real server, started as a child or reached over Streamable HTTP
+//     (--http, reconnected when it drops); with --listen served over Streamable HTTP, a server
+//     connection per session.
 //   mcp-proxy --print-pins -- SERVER ARGS...
 //     lists the server's tools: each definition on stderr, to be read, and the pin file on stdout.
 import { Args, Command, Options } from "@effect/cli"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Console, Effect, FiberRef, HashSet, Layer, Logger, Option, Schema } from "effect"
 import { echoTool, serveMcp } from "../app/writ-mcp.js"
@@ -117,14 +120,30 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
   closed: Options.boolean("closed").pipe(Options.withDescription("Refuse arguments the grant has no application bound for (unbound_argument)")),
   allow: Options.text("allow").pipe(Options.repeated, Options.withDescription("Relay this method unchecked (e.g. logging/setLevel, completion/*); tools/call, resources/read and prompts/get are bound by the grant and cannot be allowed; others are refused method_refused")),
   printPins: Options.boolean("print-pins").pipe(Options.withDescription("List the server's tools (definitions on stderr) and print their pin file")),
+  http: Options.text("http").pipe(Options.optional, Options.withDescription("The real server's Streamable HTTP endpoint, instead of a command after --; reconnected when it drops")),
   ...listenOptions,
   server: Args.text({ name: "SERVER" }).pipe(Args.repeated, Args.withDescription("After --: the real MCP server's command and arguments"))
 }, (o) =>
   runCommand(Effect.gen(function*() {
     const [command, ...args] = o.server
-    if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after --"))
-    const env = childEnv(yield* cliEnv)
-    const newServer = () => new StdioClientTransport({ command, args, env, stderr: "inherit" })
+    let newServer: () => Transport
+    let reconnect: (() => Transport) | undefined
+    if (Option.isSome(o.http)) {
+      if (command !== undefined) return yield* Effect.fail(cliError("mandate/usage", "give --http or a command after --, not both"))
+      let url: URL
+      try {
+        url = new URL(o.http.value)
+      } catch {
+        return yield* Effect.fail(cliError("mandate/usage", "not a URL", "--http"))
+      }
+      // A server that drops is reconnected by the next request (bind/writ-mcp/proxy-upstream.ts).
+      newServer = () => new StreamableHTTPClientTransport(url)
+      reconnect = newServer
+    } else {
+      if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after -- (or --http URL)"))
+      const env = childEnv(yield* cliEnv)
+      newServer = () => new StdioClientTransport({ command, args, env, stderr: "inherit" })
+    }
     const server = newServer()
     if (o.printPins) {
       const tools = yield* Effect.scoped(Effect.flatMap(rawPeer(server), (peer) => listAllTools(peer.request))).pipe(Effect.mapError(fromRpc))
@@ -141,12 +160,12 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
     const pins = Option.isSome(o.pins) ? yield* readPins(o.pins.value) : undefined
     const receipts = Option.isSome(o.receipts) ? Receipts.file(o.receipts.value) : Receipts.none
     const remote = yield* remoteOf(o)
-    const policy = { grant: chain, closed: o.closed, allow: o.allow, ...(pins === undefined ? {} : { pins }) }
+    const policy = { grant: chain, closed: o.closed, allow: o.allow, ...(pins === undefined ? {} : { pins }), ...(reconnect === undefined ? {} : { reconnect }) }
     const services = Layer.mergeAll(Signer.fromSeed(seed), RandomBytes.live, receipts)
     if (remote !== undefined) {
       // One proxy and one server per session (app/writ-mcp-proxy.ts), until the process is stopped.
       return yield* Effect.scoped(Effect.gen(function*() {
-        const listener = yield* listenProxy({ ...policy, listen: remote, server: newServer })
+        const listener = yield* listenProxy({ ...policy, listen: remote, server: newServer, reconnect: reconnect !== undefined })
         yield* Effect.logInfo(`mcp-proxy: listening on ${listener.url} (a server started per session)`)
         return yield* Effect.never
       })).pipe(

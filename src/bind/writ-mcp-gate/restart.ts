@@ -2,8 +2,9 @@
 // exits"). A call in flight when the server exits is answered `unknown_outcome` (upstream.ts: it
 // may have run, and it is never sent again); the server itself is started again by the next call
 // that needs it, not at once, so a server that keeps exiting costs a restart per call and no more.
-// Restarts in a row (the server found dead again by the next call) wait a backoff doubling from
-// RESTART_DELAY up to RESTART_DELAY_MAX; a call that finds the server alive resets it. A restart
+// Restarts in a row (the server found dead again by the next call) wait the next step of the
+// reconnect backoff (../writ-mcp/backoff.ts: doubling, capped, jittered, an Effect Schedule on the
+// Clock and Random in context); a call that finds the server alive resets it. A restart
 // that fails (the command cannot start, or does not initialize in time) answers that call
 // `unreachable_server`, and the next call tries again after a longer wait.
 //
@@ -11,19 +12,12 @@
 // breaks, and the SDK's transport says so only through `onerror`. With `dropsOnError`, such an
 // error closes the client, which answers every request in flight (ConnectionClosed:
 // `unknown_outcome` in upstream.ts, recorded by the executor, never sent again), and the next call
-// reconnects (a new transport from `restart`, initialize again) with the same backoff, each wait an
-// `Effect.sleep` on the Clock in context.
+// reconnects (a new transport from `restart`, initialize again) with the same backoff.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Duration, Effect, Runtime } from "effect"
+import { Duration, Effect, Runtime, type Schedule } from "effect"
+import { backoff, reconnectSchedule } from "../writ-mcp/backoff.js"
 import { unreachableServer, type UnreachableServer } from "../writ-mcp/reason.js"
-
-export const RESTART_DELAY = Duration.millis(200)
-export const RESTART_DELAY_MAX = Duration.seconds(10)
-
-/** The wait before the `n`th restart in a row (n >= 1). */
-export const restartDelay = (n: number): Duration.Duration =>
-  Duration.min(Duration.times(RESTART_DELAY, 2 ** Math.min(n - 1, 16)), RESTART_DELAY_MAX)
 
 /**
  * `ensure` for `client`'s server (server.ts `Upstream`; true when it restarted it): the SDK Client keeps its handlers across
@@ -34,11 +28,13 @@ export const restarter = (
   client: Client,
   connectTimeoutMs: number,
   restart: (() => Transport) | undefined,
-  dropsOnError = false
+  dropsOnError = false,
+  schedule: Schedule.Schedule<Duration.Duration> = reconnectSchedule()
 ): Effect.Effect<Effect.Effect<boolean, UnreachableServer>> =>
   Effect.gen(function*() {
     let alive = true
     let inRow = 0
+    const waits = yield* backoff(schedule)
     const previous = client.onclose
     client.onclose = () => {
       alive = false
@@ -60,14 +56,15 @@ export const restarter = (
     const lock = yield* Effect.makeSemaphore(1)
     return lock.withPermits(1)(Effect.gen(function*() {
       if (alive) {
+        if (inRow > 0) yield* waits.reset
         inRow = 0
         return false
       }
       if (restart === undefined) return yield* Effect.fail(unreachableServer("the server behind the gate has exited"))
       inRow++
-      const delay = restartDelay(inRow)
-      yield* Effect.logWarning(`mcp-gate: the MCP server has exited or dropped; restarting or reconnecting it (restart ${inRow} in a row, after ${Duration.format(delay)})`)
-      yield* Effect.sleep(delay)
+      yield* Effect.logWarning(`mcp-gate: the MCP server has exited or dropped; restarting or reconnecting it (restart ${inRow} in a row)`)
+      const waited = yield* waits.wait
+      yield* Effect.logDebug(`mcp-gate: waited ${Duration.format(waited)} before restart ${inRow}`)
       yield* Effect.tryPromise({
         try: () => client.connect(restart(), { timeout: connectTimeoutMs }),
         catch: (e) => unreachableServer(`the server behind the gate exited and could not be restarted: ${String(e)}`)

@@ -27,7 +27,7 @@ export interface SentBound {
 }
 
 /** The receipt's `tool` member: the tool's name, or the method and what it named. */
-const receiptName = (b: SentBound): string => (b.method === "tools/call" ? b.name : `${b.method} ${b.name}`)
+export const receiptName = (b: SentBound): string => (b.method === "tools/call" ? b.name : `${b.method} ${b.name}`)
 
 /** The verified answer to `clientId`, as the client gets it (through `toClient`). */
 export const answerBound = (

@@ -28,78 +28,34 @@
 // Bounds (docs/mcp-gate.md): a verified result over `maxResultBytes` is not passed on
 // (`result_too_large`, proxy-answer.ts), and at most `maxQueuedNotifications` server notifications
 // wait for a client that does not read (./notes.ts). Forms keep the open calls alive (./keep-alive.ts).
+//
+// Its parts, by concept: the options (./proxy-options.ts), signing a bound request
+// (./proxy-sign.ts), the answer to a bound request (./proxy-answer.ts) and to any other
+// (./proxy-present.ts).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Deferred, Duration, Effect, FiberSet, Option, Queue, Runtime, type Scope } from "effect"
-import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
-import { RandomBytes, Signer } from "../../kernel/services.js"
-import { delegate, type HeldWrit, holdChain, makeCall } from "../../writ/issue.js"
-import { writError, type WritError } from "../../writ/reason.js"
-import { BOUND_METHODS, boundRequest, checkNamed, names, RESOURCE_READ_OP, promptOp, withCall } from "./bound.js"
-import { ready } from "./client.js"
+import { Deferred, Effect, FiberSet, Queue, Runtime, type Scope } from "effect"
+import { isJsonObject, type JsonObject } from "../../kernel/json.js"
+import type { RandomBytes, Signer } from "../../kernel/services.js"
+import { type HeldWrit, holdChain } from "../../writ/issue.js"
+import type { WritError } from "../../writ/reason.js"
+import { BOUND_METHODS, boundRequest, withCall } from "./bound.js"
 import { FormKeepAlive, progressTokenOf } from "./keep-alive.js"
-import { checkMethod, LISTINGS, offeredCapabilities } from "./methods.js"
+import { checkMethod, LISTINGS } from "./methods.js"
 import { MAX_QUEUED_NOTIFICATIONS, noteBound } from "./notes.js"
-import { checkClosed, checkPinned, pinnedOnly, pinOf, type PinFile } from "./policy.js"
-import { advertisementOf } from "./present.js"
-import { answerBound, type SentBound } from "./proxy-answer.js"
-import { listedUnder, outsideGrant, visibleUnder } from "./scope.js"
-import { CLIENT_GONE, type McpPolicyError, type MethodRefused, unenforcedServer, type UnenforcedServer, unreachableServer } from "./reason.js"
-import type { Receipts } from "./receipts.js"
-import { errorAnswer, fromSdk, idKey, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send } from "./rpc.js"
-
-export interface ProxyOptions {
-  /** Toward the MCP client (the proxy is its server). */
-  readonly client: Transport
-  /** Toward the real server (the proxy is its client); started by the proxy. */
-  readonly server: Transport
-  /** The grant: a chain from its root to the Signer's key (the agent). */
-  readonly grant: ReadonlyArray<Json>
-  /** Only tools whose definition hashes to their pin are listed or called. */
-  readonly pins?: PinFile
-  /** Refuse arguments no application bound of the grant names. */
-  readonly closed?: boolean
-  /** After the client closes, how long its open requests may take. Default 60 seconds. */
-  readonly shutdownGrace?: Duration.DurationInput
-  /** How long the proxy's own `tools/list` (re-listing for pins) may take. Default 30 seconds. */
-  readonly requestTimeout?: Duration.DurationInput
-  /** Requests other than `tools/call` relayed unchecked (methods.ts `ruleOf`). Default none. */
-  readonly allow?: ReadonlyArray<string>
-  /** The largest verified result passed on (JSON characters). Default MAX_RESULT_BYTES. */
-  readonly maxResultBytes?: number
-  /** The most server notifications waiting to be relayed. Default MAX_QUEUED_NOTIFICATIONS. */
-  readonly maxQueuedNotifications?: number
-  /** How often open tool calls get progress while a form is open. Default 15 seconds. */
-  readonly keepAlive?: Duration.DurationInput
-}
+import { answerBound, receiptName } from "./proxy-answer.js"
+import { MAX_RESULT_BYTES, type ProxyOptions } from "./proxy-options.js"
+import { type Listed, type Presenting, presentAnswer, takeListed } from "./proxy-present.js"
+import { type Advertised, advertisedBy, type SignError, signBound, type Signing } from "./proxy-sign.js"
+import { type ProxyUpstream, proxyUpstream } from "./proxy-upstream.js"
+import { outsideGrant, visibleUnder } from "./scope.js"
+import { CLIENT_GONE, unreachableServer } from "./reason.js"
+import { type BoundCall, Dropped, paramsOf, type Pending } from "./proxy-state.js"
+import { Receipts, unansweredReceipt } from "./receipts.js"
+import { errorAnswer, fromSdk, idKey, initializeParams, INTERNAL, isNotification, isRequest, isResponse, listAllTools, type Message, REFUSED, type RequestId, RpcError, send, toSdk } from "./rpc.js"
 
 export { FORM_WAITING } from "./keep-alive.js"
 export { MAX_QUEUED_NOTIFICATIONS } from "./notes.js"
-
-/** The default bound of a result passed on: under the 10 MiB line a stdio client reads. */
-export const MAX_RESULT_BYTES = 8 * 1024 * 1024
-
-type Pending =
-  | {
-    readonly tag: "client"
-    readonly clientId: RequestId
-    readonly method: string
-    readonly cursor: boolean
-    readonly bound?: SentBound
-    /** A listing filtered to what the grant admits. */
-    readonly listing?: string
-    /** The client's progress token for this request, if it gave one. */
-    readonly progressToken?: string | number
-    canceled: boolean
-  }
-  | { readonly tag: "own"; readonly answer: Deferred.Deferred<Message, RpcError> }
-
-interface BoundCall {
-  readonly id: RequestId
-  readonly method: string
-  readonly params: JsonObject
-}
-
-const paramsOf = (m: Message): JsonObject => (isJsonObject(m.params) ? m.params : {})
+export { MAX_RESULT_BYTES, type ProxyOptions } from "./proxy-options.js"
 
 /** Runs the proxy until the client has gone and its requests are answered, or the server exits. */
 export const runProxy = (o: ProxyOptions): Effect.Effect<void, WritError | RpcError, Signer | RandomBytes | Receipts | Scope.Scope> =>
@@ -120,12 +76,10 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     const allow = o.allow ?? []
     const maxResult = o.maxResultBytes ?? MAX_RESULT_BYTES
     const leaf = held.leaf.value.bnd
-    /** Whether the leaf's `act` names some prompt (the prompts family is offered then). */
-    const namesAnyPrompt = names(leaf, promptOp("x")) || (isJsonObject(leaf.act) && String(leaf.act.v).startsWith(promptOp("")))
     const runtime = yield* Effect.runtime<Signer | RandomBytes | Receipts>()
     const fibers = yield* FiberSet.make()
     const fromClient = yield* Queue.unbounded<Message>()
-    const fromServer = yield* Queue.unbounded<Message>()
+    const fromServer = yield* Queue.unbounded<Message | Dropped>()
     const boundCalls = yield* Queue.unbounded<BoundCall>()
     const done = yield* Deferred.make<void>()
     /** Resolved once the server answered `initialize` (or exited): a client may pipeline its
@@ -144,13 +98,16 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     let clientClosed = false
     let serverGone = false
     /** What the server advertised at initialize, and the grant passed on to its key. */
-    let writ: { readonly advertised: boolean; readonly chain: Option.Option<ReadonlyArray<Json>> } | undefined
-    /** Pins: each tool's pin as the server last listed it; stale after `list_changed`. */
-    const listed = new Map<string, string>()
-    let stale = true
+    let writ: Advertised | undefined
+    const listed: Listed = { pins: new Map(), stale: true }
+    const presenting: Presenting = { leaf, allow, pins: o.pins, listed }
+    /** The client's initialize parameters, sent again when the server is reconnected. */
+    let initParams: JsonObject | undefined
+    // Assigned once the transports' handlers exist (below).
+    let up: ProxyUpstream
 
     const toClient = (m: Message) => send(o.client, m)
-    const toServer = (m: Message) => send(o.server, m)
+    const toServer = (m: Message) => send(up.current(), m)
     const checkDrained = Effect.suspend(() =>
       clientClosed && clientOpen.size === 0 ? Deferred.succeed(drained, undefined) : Effect.void)
 
@@ -161,8 +118,11 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         const id = nextId++
         const answer = yield* Deferred.make<Message, RpcError>()
         pending.set(id, { tag: "own", answer })
-        yield* toServer({ jsonrpc: "2.0", id, method, params })
-        const m = yield* Deferred.await(answer).pipe(
+        const m = yield* Effect.tryPromise({
+          try: () => up.current().send(toSdk({ jsonrpc: "2.0", id, method, params })),
+          catch: (e) => new RpcError({ message: `${method}: not sent: ${String(e)}` })
+        }).pipe(
+          Effect.zipRight(Deferred.await(answer)),
           Effect.timeoutFail({ duration: o.requestTimeout ?? "30 seconds", onTimeout: () => new RpcError({ message: `${method}: no answer in time` }) }),
           Effect.ensuring(Effect.sync(() => pending.delete(id)))
         )
@@ -170,8 +130,12 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         return m.result
       })
 
-    const forward = (m: Message, extra: Partial<Pick<Extract<Pending, { tag: "client" }>, "bound" | "listing">> = {}) =>
+    const forward = (m: Message, extra: Partial<Pick<Extract<Pending, { tag: "client" }>, "bound" | "listing">> = {}): Effect.Effect<void> =>
       Effect.gen(function*() {
+        // A server that dropped is reconnected first (./proxy-upstream.ts), or the request refused.
+        const down = yield* Effect.flip(up.ensure).pipe(Effect.option)
+        if (down._tag === "Some") return yield* refuse(m.id as RequestId, down.value)
+        if (m.method === "initialize") initParams = paramsOf(m)
         const id = nextId++
         const method = m.method as string
         const token = progressTokenOf(paramsOf(m))
@@ -205,8 +169,9 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         )
       }
       if (isResponse(m)) {
-        serverOpen.delete(idKey(m.id as RequestId))
         forms.answered(m.id as RequestId)
+        // An answer to a request of a server session that dropped is not passed to the next one.
+        if (!serverOpen.delete(idKey(m.id as RequestId))) return Effect.logDebug(`an answer to no open server request (${String(m.id)}) dropped`)
         return toServer(m)
       }
       if (isNotification(m) && m.method === "notifications/cancelled") {
@@ -227,7 +192,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     }
 
     // ----- bound calls, signed and sent in the order the client sent them
-    const refuse = (id: RequestId, e: WritError | McpPolicyError | UnenforcedServer | MethodRefused) =>
+    const refuse = (id: RequestId, e: SignError) =>
       Effect.gen(function*() {
         clientOpen.delete(idKey(id))
         yield* Effect.logInfo(`request refused before sending: ${e.reason}: ${e.message}`)
@@ -235,38 +200,26 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
         yield* checkDrained
       })
 
-    const relist = Effect.gen(function*() {
-      const tools = yield* listAllTools(own)
-      listed.clear()
-      for (const t of tools) if (typeof t.name === "string") listed.set(t.name, pinOf(t))
-      stale = false
-    }).pipe(Effect.catchTag("RpcError", (e) => Effect.fail(unreachableServer(`listing tools: ${e.message}`))))
+    const signing: Signing = {
+      held,
+      pins: o.pins,
+      closed: o.closed === true,
+      requestTimeout: o.requestTimeout ?? "30 seconds",
+      initialized,
+      advertised: () => (serverGone ? Effect.fail(unreachableServer("the server exited")) : Effect.succeed(writ)),
+      listed,
+      relist: Effect.gen(function*() {
+        takeListed(listed, yield* listAllTools(own), true)
+      }).pipe(Effect.catchTag("RpcError", (e) => Effect.fail(unreachableServer(`listing tools: ${e.message}`))))
+    }
 
     const onBoundCall = (c: BoundCall): Effect.Effect<void, never, Signer | RandomBytes> =>
       Effect.gen(function*() {
         const key = idKey(c.id)
         if (canceledQueued.delete(key)) return
         const r = boundRequest(c.method, c.params)!
-        const sign = Effect.gen(function*() {
-          yield* checkNamed(leaf, r)
-          if (writ === undefined && !serverGone) {
-            yield* Deferred.await(initialized).pipe(Effect.timeoutOption(o.requestTimeout ?? "30 seconds"))
-          }
-          if (serverGone) return yield* Effect.fail(unreachableServer("the server exited"))
-          if (writ === undefined) return yield* Effect.fail(unenforcedServer("the server has not been initialized"))
-          // Adoption.md 2a's first rule; and with no advertised key there is no executor to pass
-          // the grant on to, so nothing is sent unenforced whatever the bounds.
-          yield* ready(held.chain, writ.advertised)
-          if (Option.isNone(writ.chain)) return yield* Effect.fail(unenforcedServer("the server does not advertise io.writ/delegation with its key"))
-          if (o.pins !== undefined && r.method === "tools/call") {
-            if (stale) yield* relist
-            yield* checkPinned(o.pins, r.name, listed.get(r.name))
-          }
-          if (o.closed === true) yield* checkClosed(held.leaf, r.args)
-          if (r.name === "") return yield* Effect.fail(writError("malformed", r.method === "resources/read" ? "params.uri" : "params.name", `a ${r.method} names what it asks for`))
-          return yield* makeCall({ chain: writ.chain.value, op: r.op, args: r.args })
-        })
-        yield* sign.pipe(Effect.matchEffect({
+        // Reconnected first, so the call is signed to the key the server advertises now.
+        yield* Effect.zipRight(up.ensure, signBound(signing, r)).pipe(Effect.matchEffect({
           onFailure: (e) => refuse(c.id, e),
           onSuccess: (made) => {
             // Canceled while it was being signed: never sent, never answered (MCP cancellation).
@@ -281,24 +234,6 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
       })
 
     // ----- the server, read on its own fiber
-    const learn = (result: JsonObject) =>
-      Effect.gen(function*() {
-        const ad = advertisementOf(result.capabilities)
-        if (ad === undefined) {
-          writ = { advertised: false, chain: Option.none() }
-          return yield* Deferred.succeed(initialized, undefined)
-        }
-        // The grant passed on to the server's key unchanged (no narrowing): the executor must be
-        // the leaf holder (spec section 7 step 6).
-        const chain = yield* delegate(held, { hld: ad.did }).pipe(
-          Effect.map((child) => Option.some<ReadonlyArray<Json>>(child.chain)),
-          Effect.catchTag("WritError", (e) =>
-            Effect.as(Effect.logWarning(`the grant cannot be passed on to ${ad.did}: ${e.reason}`), Option.none()))
-        )
-        writ = { advertised: true, chain }
-        yield* Deferred.succeed(initialized, undefined)
-      })
-
     const onServer = (m: Message): Effect.Effect<void, never, Signer | RandomBytes | Receipts> =>
       Effect.gen(function*() {
         if (isResponse(m)) {
@@ -311,28 +246,12 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
           if (clientOpen.get(key) === id) clientOpen.delete(key)
           // A canceled request is not answered (MCP cancellation; bindings.md Limitations).
           if (!p.canceled) {
-            if (p.method === "initialize" && isJsonObject(m.result)) yield* learn(m.result)
-            if (p.bound !== undefined) yield* answerBound(p.bound, p.clientId, m, maxResult, toClient)
-            else if (p.method === "initialize" && isJsonObject(m.result)) {
-              const readable = names(leaf, RESOURCE_READ_OP)
-              const capabilities = offeredCapabilities(m.result.capabilities, allow, (method) =>
-                method === "resources/read" || method === "resources/subscribe" || method === "resources/unsubscribe" ? readable
-                  : method === "prompts/get" ? namesAnyPrompt
-                  : method === "completion/complete" ? readable || namesAnyPrompt
-                  : true)
-              yield* toClient({ ...m, id: p.clientId, result: { ...m.result, capabilities } as JsonObject })
-            } else if (p.listing !== undefined && isJsonObject(m.result)) {
-              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, p.listing, m.result) })
+            if (p.method === "initialize" && isJsonObject(m.result)) {
+              writ = yield* advertisedBy(held, m.result)
+              yield* Deferred.succeed(initialized, undefined)
             }
-            else if (p.method === "tools/list" && o.pins !== undefined && isJsonObject(m.result)) {
-              const tools = Array.isArray(m.result.tools) ? m.result.tools.filter(isJsonObject) : []
-              if (!p.cursor) listed.clear()
-              for (const t of tools) if (typeof t.name === "string") listed.set(t.name, pinOf(t))
-              if (!p.cursor) stale = false
-              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, "tools/list", { ...m.result, tools: pinnedOnly(o.pins, tools) }) })
-            } else if (p.method === "tools/list" && isJsonObject(m.result)) {
-              yield* toClient({ ...m, id: p.clientId, result: listedUnder(leaf, "tools/list", m.result) })
-            } else yield* toClient({ ...m, id: p.clientId })
+            if (p.bound !== undefined) yield* answerBound(p.bound, p.clientId, m, maxResult, toClient)
+            else yield* toClient(presentAnswer(presenting, p.method, p.clientId, p.cursor, p.listing, m))
           }
           return yield* checkDrained
         }
@@ -342,7 +261,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
           forms.opened(m.id as RequestId, m.method as string)
           return yield* toClient(m)
         }
-        if (m.method === "notifications/tools/list_changed") stale = true
+        if (m.method === "notifications/tools/list_changed") listed.stale = true
         if (isNotification(m)) notes.taken()
         if (!visibleUnder(leaf, m.method as string, paramsOf(m))) return yield* Effect.logDebug(`${String(m.method)} outside the grant not relayed`)
         if (m.method === "notifications/progress") {
@@ -354,6 +273,33 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
           if (about?.tag === "client") return yield* send(o.client, m, about.clientId)
         }
         yield* toClient(m)
+      })
+
+    // ----- a server over Streamable HTTP that dropped (./proxy-upstream.ts)
+    const serverDropped = (d: Dropped): Effect.Effect<void, never, Receipts> =>
+      Effect.gen(function*() {
+        if (!up.dropped(d.transport)) return
+        yield* Effect.logWarning(`mcp-proxy: the server dropped (${d.why}); requests open on it are answered unreachable_server and never sent again; the next request reconnects`)
+        const receipts = yield* Receipts
+        for (const [id, p] of pending) {
+          pending.delete(id)
+          if (p.tag === "own") {
+            yield* Deferred.fail(p.answer, new RpcError({ message: "the server dropped" }))
+            continue
+          }
+          const key = idKey(p.clientId)
+          if (clientOpen.get(key) === id) clientOpen.delete(key)
+          // Sent, so it may have run: recorded with no tally, and not sent again (spec 7.3).
+          if (p.bound !== undefined) yield* receipts.keep(unansweredReceipt(receiptName(p.bound), p.bound.callId))
+          if (!p.canceled && !clientClosed) {
+            yield* toClient(errorAnswer(p.clientId, INTERNAL, "unreachable_server", "the server dropped with this request open: it may have run, and it is not sent again"))
+          }
+        }
+        // The dropped session's requests to the client: their answers have nowhere to go.
+        serverOpen.clear()
+        forms.clear()
+        yield* Effect.promise(() => d.transport.close().catch(() => undefined))
+        yield* checkDrained
       })
 
     // ----- forms: progress to the open bound calls while the client is answering one
@@ -373,7 +319,7 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
       forms.clear()
       yield* checkDrained
       yield* Deferred.await(drained).pipe(Effect.timeoutOption(o.shutdownGrace ?? "60 seconds"))
-      yield* Effect.promise(() => o.server.close().catch(() => undefined))
+      yield* Effect.promise(() => up.current().close().catch(() => undefined))
       yield* Deferred.succeed(done, undefined)
     })
 
@@ -398,23 +344,45 @@ export const startProxy = (o: ProxyOptions): Effect.Effect<StartedProxy, WritErr
     const unsafeRun = Runtime.runFork(runtime)
     o.client.onmessage = (m) => void Queue.unsafeOffer(fromClient, fromSdk(m))
     const notes = noteBound(o.maxQueuedNotifications ?? MAX_QUEUED_NOTIFICATIONS, (e) => void unsafeRun(e))
-    o.server.onmessage = (m) => {
-      const msg = fromSdk(m)
-      if (isNotification(msg) && !notes.admit()) return
-      Queue.unsafeOffer(fromServer, msg)
+    const wire = (t: Transport) => {
+      t.onmessage = (m) => {
+        // A transport replaced by a reconnect is no longer read.
+        if (t !== up.current()) return
+        const msg = fromSdk(m)
+        if (isNotification(msg) && !notes.admit()) return
+        Queue.unsafeOffer(fromServer, msg)
+      }
+      t.onclose = () =>
+        o.reconnect === undefined ? void unsafeRun(FiberSet.run(fibers, serverExited)) : void Queue.unsafeOffer(fromServer, new Dropped(t, "the connection closed"))
+      t.onerror = (e) => {
+        void unsafeRun(Effect.logWarning(`server transport: ${e.message}`))
+        if (o.reconnect !== undefined) Queue.unsafeOffer(fromServer, new Dropped(t, e.message))
+      }
     }
+    // A new transport: started, `initialize` with the client's parameters, the advertisement
+    // learned again, `notifications/initialized`; the pins are listed again before the next call.
+    const handshake = (t: Transport): Effect.Effect<void, RpcError> =>
+      Effect.gen(function*() {
+        yield* Effect.tryPromise({ try: () => t.start(), catch: (e) => new RpcError({ message: `cannot start the server: ${String(e)}` }) })
+        const result = yield* own("initialize", initParams ?? initializeParams("mandate-writ-mcp-proxy"))
+        writ = yield* advertisedBy(held, result)
+        yield* Effect.tryPromise({
+          try: () => t.send(toSdk({ jsonrpc: "2.0", method: "notifications/initialized" })),
+          catch: (e) => new RpcError({ message: `notifications/initialized: not sent: ${String(e)}` })
+        })
+        listed.stale = true
+      }).pipe(Effect.provide(runtime))
+    up = yield* proxyUpstream(o.server, o.reconnect, wire, handshake)
     // A handler already set is kept: a listener's session (../mcp/remote.ts) forgets itself there.
     const priorClose = o.client.onclose
     o.client.onclose = () => {
       priorClose?.()
       void unsafeRun(FiberSet.run(fibers, clientGone))
     }
-    o.server.onclose = () => void unsafeRun(FiberSet.run(fibers, serverExited))
     o.client.onerror = (e) => void unsafeRun(Effect.logWarning(`client transport: ${e.message}`))
-    o.server.onerror = (e) => void unsafeRun(Effect.logWarning(`server transport: ${e.message}`))
 
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromClient), onClient)))
-    yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), onServer)))
+    yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(fromServer), (m) => (m instanceof Dropped ? serverDropped(m) : onServer(m)))))
     yield* FiberSet.run(fibers, Effect.forever(Effect.flatMap(Queue.take(boundCalls), onBoundCall)))
     yield* FiberSet.run(fibers, Effect.forever(Effect.zipRight(Effect.sleep(o.keepAlive ?? "15 seconds"), keepCallsAlive)))
 
