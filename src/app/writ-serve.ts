@@ -19,6 +19,7 @@ import { VerificationCache } from "../kernel/verification-cache.js"
 import { DEFAULT_ROOT_LIFETIME_SECONDS, RootLifetime } from "../writ/chain.js"
 import { locationOf } from "../store/postgres/client.js"
 import * as PgWrit from "../store/postgres/writ-stores.js"
+import { inMemory } from "../store/sqlite/in-memory.js"
 import * as SqliteWrit from "../store/sqlite/writ-stores.js"
 import { Executor, layer as executorLayer } from "../writ/executor/executor.js"
 import type { StoreError } from "../writ/executor/stores.js"
@@ -40,10 +41,17 @@ export interface ServeOptions {
   /** PostgreSQL: connections of this worker's pool. Default 10. */
   readonly maxConnections?: number
   /**
-   * PostgreSQL: how often this worker resolves the pending records of workers that are gone and
-   * not restarted (section 9 recovery, run again while serving). Default 10,000 ms.
+   * How often this process resolves the pending records of processes sharing the store that are
+   * gone and not restarted (section 9 recovery, run again while serving): PostgreSQL workers whose
+   * session ended, owners of a SQLite file whose lease lapsed. Default 10,000 ms.
    */
   readonly orphanSweepMs?: number
+  /**
+   * SQLite file: this process's owner lease period (src/store/sqlite/writ-owner.ts). Another
+   * process sharing the file takes over this one's pending calls only once its heartbeat (every
+   * third of the period) is older than this. Default 15,000 ms.
+   */
+  readonly leaseMs?: number
   /** The executor's key file: 64 hex digits, mode 0600. */
   readonly seedFile: string
   /** Root keys the executor acts under (section 7.1). */
@@ -151,7 +159,10 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
         ...(where.schema === undefined ? {} : { schema: where.schema }),
         ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })
       })
-      : SqliteWrit.layer(options.storeFile, { synchronous: options.synchronous ?? "full" })
+      : SqliteWrit.layer(options.storeFile, {
+        synchronous: options.synchronous ?? "full",
+        ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs })
+      })
     const context = yield* Layer.build(
       Layer.merge(
         executorLayer.pipe(Layer.provideMerge(Layer.merge(services, stores))),
@@ -173,12 +184,13 @@ export const startExecutor = (options: ServeOptions): Effect.Effect<RunningExecu
       Effect.provide(context),
       Effect.mapError((e) => new ServeError({ code: "mandate/listen", message: String(e.cause ?? e) }))
     )
-    if (where.store === "postgres") {
-      // A worker that dies and is not restarted would leave its pending records pending for as
-      // long as no worker starts: every live worker sweeps them up (only records of workers that
-      // are gone: src/store/postgres/writ-worker.ts), owned by the scope it serves in.
+    if (where.store === "postgres" || !inMemory(options.storeFile)) {
+      // A process that dies and is not restarted would leave its pending records pending for as
+      // long as no process starts: every live one sweeps them up (only records of processes that
+      // are gone: a PostgreSQL worker's session, src/store/postgres/writ-worker.ts; a SQLite
+      // owner's lease, src/store/sqlite/writ-owner.ts), owned by the scope it serves in.
       const sweep = executor.recover.pipe(
-        Effect.tap((n) => n > 0 ? Effect.logInfo(`resolved ${n} pending records of workers that are gone`) : Effect.void),
+        Effect.tap((n) => n > 0 ? Effect.logInfo(`resolved ${n} pending records of processes that are gone`) : Effect.void),
         Effect.catchTag("StoreError", (e) => Effect.logWarning(`sweep of pending records failed (${e.operation}): ${e.message}`))
       )
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.orphanSweepMs ?? 10_000)), sweep)))

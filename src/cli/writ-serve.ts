@@ -21,7 +21,8 @@ const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options
 const store = Options.text("store").pipe(Options.withDescription(
   "SQLite file holding every store (created if absent), or postgres://...#SCHEMA: one of several workers serving this key on that schema"
 ))
-const orphanSweep = Options.integer("orphan-sweep-ms").pipe(Options.withDefault(10_000), Options.withDescription("With a postgres:// store: how often to resolve pending records of workers that are gone (milliseconds)"))
+const orphanSweep = Options.integer("orphan-sweep-ms").pipe(Options.withDefault(10_000), Options.withDescription("How often to resolve the pending records of processes sharing the store that are gone (milliseconds)"))
+const leaseMs = Options.integer("lease-ms").pipe(Options.withDefault(15_000), Options.withDescription("With a SQLite file: this process's owner lease period; another process sharing the file takes over its pending calls once its heartbeat is older (milliseconds)"))
 const pgConnections = Options.integer("pg-connections").pipe(Options.withDefault(10), Options.withDescription("With a postgres:// store: this worker's pool size"))
 const key = Options.file("key", { exists: "yes" }).pipe(Options.withDescription("The executor's key file (mandate keygen; mode 0600)"))
 const root = Options.text("root").pipe(Options.repeated, Options.withDescription("A root did:key to act under (section 7.1); repeat for several"))
@@ -68,7 +69,7 @@ const readPem = (path: Option.Option<string>) =>
 
 export const writServeCommand = Command.make(
   "serve",
-  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, maxPerPeer, rootLifetime, cacheBytes, pgConnections, orphanSweep },
+  { port, host, store, key, root, handler, bindings, tlsCert, tlsKey, clientCa, allowAnonymous, forward, act, publicUrl, synchronous, ledger, revokeBurst, revokeRate, headerTimeout, bodyTimeout, idleTimeout, maxConnections, maxPerPeer, rootLifetime, cacheBytes, pgConnections, orphanSweep, leaseMs },
   (o) =>
     Effect.gen(function*() {
       const cert = yield* readPem(o.tlsCert)
@@ -77,7 +78,7 @@ export const writServeCommand = Command.make(
       if ((cert === undefined) !== (tkey === undefined)) {
         return yield* Effect.fail(new ServeError({ code: "mandate/bad_tls", message: "--tls-cert and --tls-key go together" }))
       }
-      for (const [flag, v] of [["verification-cache-bytes", o.cacheBytes], ["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections], ["pg-connections", o.pgConnections], ["orphan-sweep-ms", o.orphanSweep]] as const) {
+      for (const [flag, v] of [["verification-cache-bytes", o.cacheBytes], ["header-timeout-ms", o.headerTimeout], ["body-timeout-ms", o.bodyTimeout], ["idle-timeout-ms", o.idleTimeout], ["max-connections", o.maxConnections], ["pg-connections", o.pgConnections], ["orphan-sweep-ms", o.orphanSweep], ["lease-ms", o.leaseMs]] as const) {
         if (v < 1) return yield* Effect.fail(new ServeError({ code: "mandate/bad_limit", message: `--${flag} must be at least 1` }))
       }
       // Section 12: one peer alone must never be able to fill the listener.
@@ -96,6 +97,7 @@ export const writServeCommand = Command.make(
         storeFile: o.store,
         maxConnections: o.pgConnections,
         orphanSweepMs: o.orphanSweep,
+        leaseMs: o.leaseMs,
         seedFile: o.key,
         roots: o.root,
         handlerModule: o.handler,

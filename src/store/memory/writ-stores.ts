@@ -75,7 +75,10 @@ export const makeCallStore = (journal: MemoryJournalService) => {
         const k = key(leaf, id)
         const entry = entries.get(k)
         if (entry === undefined) return yield* Effect.fail(storeError("writ.callStore.finalize")(new Error("never recorded")))
+        // One process owns a memory store: an entry already final was resolved by this one.
+        if (entry.state === "final") return false
         yield* setIn(journal, entries, k, { state: "final", accepted: entry.accepted, tally, res })
+        return true
       })),
     pending: read(() =>
       order.flatMap((k) => {

@@ -87,9 +87,8 @@ export const makeCallStore = (sql: SqlClient.SqlClient, worker: WritWorkerServic
         const rows = yield* sql`UPDATE writ_calls SET state = 'final', tally = ${yield* json(tally)},
           res = ${yield* optionalJson(res)}
           WHERE leaf = ${leaf} AND id = ${id} AND state = 'pending' AND worker = ${worker.id} RETURNING id`
-        if (rows.length !== 1) {
-          return yield* Effect.fail(new Error(`call store: ${leaf}/${id} is not pending under worker ${worker.id}`))
-        }
+        // Not held by this worker any more: another resolved it (its answer is the one to give).
+        return rows.length === 1 || (yield* Shared.notPendingHere(sql, leaf, id))
       }).pipe(op("writ.callStore.finalize")),
     claimOrphans: Effect.gen(function*() {
       const gone = yield* goneHolders(sql, worker, "writ_calls", "pending")

@@ -40,8 +40,11 @@ export const make = (
     const scope = options.scope
     const owner = `${scope}-${encodeBase64url(yield* (yield* RandomBytes).bytes(12))}`
     const op = (name: string) => storeError(`owners.${name}`)
+    // An upsert: a lease another process claimed and dropped while this one was only slow (its
+    // heartbeat late by a period) comes back, so what this process holds from then on is its own.
     const beat = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      sql`UPDATE mandate_owner_leases SET lease_until = ${now + ttlMs} WHERE scope = ${scope} AND owner = ${owner}`).pipe(Effect.mapError(op("heartbeat")))
+      sql`INSERT INTO mandate_owner_leases (scope, owner, lease_until) VALUES (${scope}, ${owner}, ${now + ttlMs})
+        ON CONFLICT (scope, owner) DO UPDATE SET lease_until = excluded.lease_until`).pipe(Effect.mapError(op("heartbeat")))
     const now0 = yield* Clock.currentTimeMillis
     yield* Effect.mapError(sql`INSERT INTO mandate_owner_leases (scope, owner, lease_until) VALUES (${scope}, ${owner}, ${now0 + ttlMs})`, op("insert"))
     // A missed beat (a busy store) is retried by the next one; the lease lapses only after a full period without one.

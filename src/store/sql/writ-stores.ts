@@ -75,6 +75,14 @@ export const optionalJson = (v: Option.Option<Json>) =>
   Option.isSome(v) ? Effect.map(json(v.value), (t): string | null => t) : Effect.succeed(null)
 const none = Schema.Void
 
+/**
+ * After a conditional finalize wrote nothing: false when the entry is there (resolved by another
+ * process, section 9), a failure when it was never recorded.
+ */
+export const notPendingHere = (sql: SqlClient.SqlClient, leaf: string, id: string): Effect.Effect<false, unknown> =>
+  Effect.flatMap(sql`SELECT 1 AS hit FROM writ_calls WHERE leaf = ${leaf} AND id = ${id}`, (rows) =>
+    rows.length === 1 ? Effect.succeed(false as const) : Effect.fail(new Error(`call store: ${leaf}/${id} was never recorded`)))
+
 export const makeCallStore = (sql: SqlClient.SqlClient, d: WritDialect) => {
   const calls = sql.literal(d.columns.calls)
   const findOne = SqlSchema.findOne({
@@ -97,8 +105,8 @@ export const makeCallStore = (sql: SqlClient.SqlClient, d: WritDialect) => {
     finalize: (leaf, id, tally, res) =>
       Effect.gen(function*() {
         const rows = yield* sql`UPDATE writ_calls SET state = 'final', tally = ${yield* json(tally)},
-          res = ${yield* optionalJson(res)} WHERE leaf = ${leaf} AND id = ${id} RETURNING id`
-        if (rows.length !== 1) return yield* Effect.fail(new Error(`call store: ${leaf}/${id} was never recorded`))
+          res = ${yield* optionalJson(res)} WHERE leaf = ${leaf} AND id = ${id} AND state = 'pending' RETURNING id`
+        return rows.length === 1 || (yield* notPendingHere(sql, leaf, id))
       }).pipe(op("writ.callStore.finalize")),
     pending: findPending(undefined).pipe(Effect.map((rows) => rows.map(acceptedFromRow)), op("writ.callStore.pending"))
   })

@@ -4,12 +4,18 @@
 // 10), and every other atomic step likewise. The stores themselves are src/store/sql/
 // writ-stores.ts; this module is SQLite's dialect of them, its tables and its group commit.
 import { SqlClient } from "@effect/sql"
+import type { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer, Option } from "effect"
 import type { Atomic, Reservations } from "../../accounting/reservations.js"
 import type { StoreError } from "../../accounting/store-error.js"
 import { type WritStores, writStoresContext } from "../../writ/executor/stores.js"
 import type { StoreMigrations } from "../sql/migrations.js"
-import { makeStores, type WritDialect } from "../sql/writ-stores.js"
+import { type AuditWrite, makeStores, type WritDialect } from "../sql/writ-stores.js"
+import * as OwnerLeases from "../sql/owner-leases.js"
+import { OwnerLease } from "../../accounting/owner-lease.js"
+import { RandomBytes } from "../../kernel/index.js"
+import * as LocalProcesses from "./local-processes.js"
+import { LEASE_SCOPE, makeOwnedStores, registerOwner } from "./writ-owner.js"
 import { AdmissionGate } from "../../writ/executor/admission-gate.js"
 import { migrate, SqliteStore, type SqliteStoreOptions } from "./client.js"
 import { inMemory } from "./in-memory.js"
@@ -52,6 +58,13 @@ export const migrations: StoreMigrations = {
       `CREATE TABLE IF NOT EXISTS writ_acks (revoke TEXT NOT NULL, ack TEXT NOT NULL, object TEXT NOT NULL, res TEXT NOT NULL,
         PRIMARY KEY (revoke, ack))`,
       `CREATE TABLE IF NOT EXISTS writ_audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, entry TEXT NOT NULL)`
+    ],
+    // The owner (an OwnerLease id) of a pending call or begun reversal, for a file several
+    // processes share (writ-owner.ts); NULL on rows written before, which recovery takes over.
+    "2_owners": [
+      `ALTER TABLE writ_calls ADD COLUMN owner TEXT`,
+      `ALTER TABLE writ_reversals ADD COLUMN owner TEXT`,
+      `CREATE TABLE writ_owners (owner TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL)`
     ]
   }
 }
@@ -80,18 +93,45 @@ export const storesLayer: Layer.Layer<WritStores, StoreError, SqlClient.SqlClien
   Effect.gen(function*() {
     yield* migrate(migrations)
     const sql = yield* SqlClient.SqlClient
+    // With an OwnerLease in context (a file several processes may share), pending records name
+    // their owner and recovery takes over only those of owners that are gone (writ-owner.ts).
+    const lease = yield* Effect.serviceOption(OwnerLease)
     // Under group commit an entry written outside any step joins the next batch (one fsync for many
     // entries, group-commit.ts); it is still written before the request it records is answered.
     const group = yield* Effect.serviceOption(GroupCommit)
-    return writStoresContext(makeStores(sql, dialect, (self) => Option.isSome(group) ? group.value.run(self) : self))
+    const audit: AuditWrite = (self) => Option.isSome(group) ? group.value.run(self) : self
+    if (Option.isNone(lease)) return writStoresContext(makeStores(sql, dialect, audit))
+    const owners = { lease: lease.value, local: yield* LocalProcesses.fromContext }
+    yield* registerOwner(sql, owners)
+    return writStoresContext(makeOwnedStores(sql, dialect, owners, audit))
   })
 )
+
+/**
+ * The stores with this process's lease among the processes sharing `filename` (none for an
+ * in-memory database, which no other process can open, nor when `leaseMs` is null).
+ */
+const leasedStores = (filename: string, options: SqliteWritOptions): Layer.Layer<WritStores, StoreError, SqliteClient.SqliteClient | SqlClient.SqlClient> =>
+  inMemory(filename) || options.leaseMs === null
+    ? storesLayer
+    : Layer.provide(
+      storesLayer,
+      OwnerLeases.layer(migrate, { scope: LEASE_SCOPE, ...(options.leaseMs === undefined ? {} : { ttlMs: options.leaseMs }) }).pipe(
+        Layer.provide(RandomBytes.live)
+      )
+    )
 
 export type SqliteWritContext = WritStores | Reservations | Atomic | AdmissionGate | GroupCommit | SqlClient.SqlClient
 
 export interface SqliteWritOptions extends SqliteStoreOptions {
   /** Group commit (group-commit.ts): how many steps one transaction may hold. Default 64. */
   readonly groupCommit?: GroupCommitOptions
+  /**
+   * The owner lease period, ms (default 15 s, owner-leases.ts): another process sharing the file
+   * takes over this one's pending calls once its heartbeat is older than this (writ-owner.ts).
+   * null: no lease (one process owns the file, and recovery resolves every pending record).
+   */
+  readonly leaseMs?: number | null
 }
 
 /**
@@ -117,7 +157,7 @@ export const layer = (
   filename: string,
   options: SqliteWritOptions = {}
 ): Layer.Layer<SqliteWritContext, StoreError> =>
-  Layer.mergeAll(storesLayer, SqliteReservations.layer).pipe(
+  Layer.mergeAll(leasedStores(filename, options), SqliteReservations.layer).pipe(
     Layer.provideMerge(GroupCommitLayer.layer(options.groupCommit ?? {})),
     Layer.provideMerge(SqliteStore.layer(filename, options)),
     // After the stores' migrations (storesLayer) created the revoke table the watch reads.

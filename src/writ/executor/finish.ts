@@ -5,6 +5,7 @@
 import { Effect, Option } from "effect"
 import type { Json, JsonObject } from "../../kernel/json.js"
 import { storeStep } from "./failures.js"
+import { ResolvedElsewhere, storedResolution } from "./ownership.js"
 import { APPLICATION_ERROR, type Outcome } from "./services.js"
 import { type AuditBase, type Performed, signWith, type StepEnv } from "./state.js"
 import type { AcceptedCall, StoreError } from "./stores.js"
@@ -67,7 +68,9 @@ export const finish = (
       wrt
     }))
     yield* env.atomic.transaction(Effect.gen(function*() {
-      yield* env.calls.finalize(accepted.leaf, accepted.id, tally, res)
+      // Another process took the record over after this one's lease lapsed (section 9): nothing
+      // of this step is written, and its resolution is the answer (ownership.ts).
+      if (!(yield* env.calls.finalize(accepted.leaf, accepted.id, tally, res))) return yield* new ResolvedElsewhere()
       yield* env.tallies.put({
         tally: identity(tally),
         call: accepted.call,
@@ -98,6 +101,7 @@ export const finish = (
     })).pipe(storeStep("writ.finish"))
     return { answer: { _tag: "tally", tally, res } as const, audited: base !== null }
   }).pipe(
+    Effect.catchTag("ResolvedElsewhere", () => storedResolution(env, accepted)),
     // Section 9: performed but not persisted; answer what the durable record will resolve to.
     Effect.catchTag("StoreError", (e) =>
       Effect.gen(function*() {

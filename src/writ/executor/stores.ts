@@ -57,13 +57,18 @@ export interface CallStoreService {
   readonly get: (leaf: string, id: string) => Effect.Effect<Option.Option<CallEntry>, StoreError>
   /** Records the pending entry of section 7 step 9. The key must be new. */
   readonly insertPending: (accepted: AcceptedCall) => Effect.Effect<void, StoreError>
-  /** Replaces a pending entry by its final tally (section 7 step 12, or a resolution after restart). */
+  /**
+   * Replaces a pending entry by its final tally (section 7 step 12, or a resolution after restart)
+   * and answers true. False, writing nothing: the entry is no longer this process's pending one,
+   * because another process sharing the store took it over after this one's lease lapsed and
+   * resolved it (section 9); the caller answers with that resolution, never a second tally.
+   */
   readonly finalize: (
     leaf: string,
     id: string,
     tally: JsonObject,
     res: Option.Option<Json>
-  ) => Effect.Effect<void, StoreError>
+  ) => Effect.Effect<boolean, StoreError>
   /** Every entry still pending, in acceptance order (recovery after restart, a revoke's answer). */
   readonly pending: Effect.Effect<ReadonlyArray<AcceptedCall>, StoreError>
   /**
