@@ -10,14 +10,16 @@ import { Duration, Effect, Schedule } from "effect"
 export const RECONNECT_DELAY = Duration.millis(200)
 export const RECONNECT_DELAY_MAX = Duration.seconds(10)
 
-/** The backoff: exponential from `base`, capped at `max`, jittered to [0.5, 1] of each wait. */
+/** The backoff: exponential from `base`, capped at `max`, jittered to [0.5, 1] of each wait, in
+ * whole milliseconds (a fractional wait would make the Clock's arithmetic, and a test's, inexact). */
 export const reconnectSchedule = (
   base: Duration.DurationInput = RECONNECT_DELAY,
   max: Duration.DurationInput = RECONNECT_DELAY_MAX
 ): Schedule.Schedule<Duration.Duration> =>
   Schedule.exponential(base, 2).pipe(
     Schedule.modifyDelay((_, d) => Duration.min(d, max)),
-    Schedule.jitteredWith({ min: 0.5, max: 1 })
+    Schedule.jitteredWith({ min: 0.5, max: 1 }),
+    Schedule.modifyDelay((_, d) => Duration.millis(Math.round(Duration.toMillis(d))))
   )
 
 /** Waits in a row: `wait` sleeps the next wait of the schedule, `reset` starts it again (a
