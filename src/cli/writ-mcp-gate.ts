@@ -7,7 +7,6 @@
 //   mcp-gate --print-pins (--http URL | -- SERVER ARGS...)
 import { Args, Command, Options } from "@effect/cli"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Console, Effect, Option } from "effect"
 import { startMcpGate } from "../app/writ-mcp-gate.js"
@@ -15,6 +14,7 @@ import { pinsOf } from "../bind/writ-mcp/policy.js"
 import { listAllTools, rawPeer } from "../bind/writ-mcp/rpc.js"
 import { cliError, opt, pretty, readKeyFile, runCommand } from "./writ-io.js"
 import { cliEnv } from "./io.js"
+import { httpUpstream } from "./mcp-upstream.js"
 import { checkAllow, childEnv, fromRpc, fromServe, listenOptions, onStderr, readPins, remoteOf, stdioToClient } from "./writ-mcp.js"
 
 export const writMcpGateCommand = Command.make("mcp-gate", {
@@ -36,16 +36,10 @@ export const writMcpGateCommand = Command.make("mcp-gate", {
     let upstream: Transport
     let restart: (() => Transport) | undefined
     let reconnect = false
-    if (Option.isSome(o.http)) {
-      if (command !== undefined) return yield* Effect.fail(cliError("mandate/usage", "give --http or a command after --, not both"))
-      let url: URL
-      try {
-        url = new URL(o.http.value)
-      } catch {
-        return yield* Effect.fail(cliError("mandate/usage", "not a URL", "--http"))
-      }
+    const overHttp = yield* httpUpstream(o.http, command)
+    if (overHttp !== undefined) {
       // A server that drops is reconnected by the next call (bind/writ-mcp-gate/restart.ts).
-      restart = () => new StreamableHTTPClientTransport(url)
+      restart = overHttp
       reconnect = true
       upstream = restart()
     } else {

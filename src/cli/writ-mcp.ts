@@ -14,7 +14,6 @@
 //     lists the server's tools: each definition on stderr, to be read, and the pin file on stdout.
 import { Args, Command, Options } from "@effect/cli"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Console, Effect, FiberRef, HashSet, Layer, Logger, Option, Schema } from "effect"
@@ -32,6 +31,7 @@ import { RandomBytes, Signer } from "../kernel/services.js"
 import { cliError, type CliError, opt, pretty, readBytes, readChainFile, readJson, readKeyFile, runCommand } from "./writ-io.js"
 import { isLoopback, parseKeysFile, parseListen, type RemoteOptions } from "../bind/mcp/remote.js"
 import { cliEnv } from "./io.js"
+import { httpUpstream } from "./mcp-upstream.js"
 
 /** Log lines on stderr only: stdout is the MCP stream. Every logger in place is replaced (the
  * runtime's pretty logger writes to stdout). */
@@ -128,16 +128,10 @@ export const writMcpProxyCommand = Command.make("mcp-proxy", {
     const [command, ...args] = o.server
     let newServer: () => Transport
     let reconnect: (() => Transport) | undefined
-    if (Option.isSome(o.http)) {
-      if (command !== undefined) return yield* Effect.fail(cliError("mandate/usage", "give --http or a command after --, not both"))
-      let url: URL
-      try {
-        url = new URL(o.http.value)
-      } catch {
-        return yield* Effect.fail(cliError("mandate/usage", "not a URL", "--http"))
-      }
+    const overHttp = yield* httpUpstream(o.http, command)
+    if (overHttp !== undefined) {
       // A server that drops is reconnected by the next request (bind/writ-mcp/proxy-upstream.ts).
-      newServer = () => new StreamableHTTPClientTransport(url)
+      newServer = overHttp
       reconnect = newServer
     } else {
       if (command === undefined) return yield* Effect.fail(cliError("mandate/usage", "give the server's command after -- (or --http URL)"))

@@ -5,55 +5,28 @@
 // server is down is `unreachable_server`; once it is back, the next call reconnects and runs.
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect } from "effect"
-import { randomUUID } from "node:crypto"
-import { createServer, type Server as HttpServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { directGate, signedCall } from "./gate-support.js"
+import { sessionHttpServer } from "./http-upstream.js"
 import { anyTool, grant } from "./support.js"
 
 /** The plain server over HTTP: `noop` answers, `hang` never does (it tells `hung` it started). */
-const upstreamHttp = (counts: { hang: number; noop: number }, hung: () => void) => {
-  const sessions = new Map<string, StreamableHTTPServerTransport>()
-  const http: HttpServer = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", async () => {
-      const body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown
-      const sid = req.headers["mcp-session-id"]
-      let t = typeof sid === "string" ? sessions.get(sid) : undefined
-      if (t === undefined) {
-        if (!isInitializeRequest(body)) return void res.writeHead(404).end()
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) })
-        const mcp = new McpServer({ name: "plain-http", version: "1" })
-        mcp.registerTool("noop", { description: "answers" }, () => {
-          counts.noop++
-          return { content: [{ type: "text", text: "done" }] }
-        })
-        mcp.registerTool("hang", { description: "never answers" }, () => {
-          counts.hang++
-          hung()
-          return new Promise<never>(() => undefined)
-        })
-        await mcp.connect(transport)
-        t = transport
-      }
-      await t.handleRequest(req, res, body)
+const upstreamHttp = (counts: { hang: number; noop: number }, hung: () => void) =>
+  sessionHttpServer(async (transport) => {
+    const mcp = new McpServer({ name: "plain-http", version: "1" })
+    mcp.registerTool("noop", { description: "answers" }, () => {
+      counts.noop++
+      return { content: [{ type: "text", text: "done" }] }
     })
+    mcp.registerTool("hang", { description: "never answers" }, () => {
+      counts.hang++
+      hung()
+      return new Promise<never>(() => undefined)
+    })
+    await mcp.connect(transport)
   })
-  return {
-    listen: (port: number) => new Promise<number>((r) => http.listen(port, "127.0.0.1", () => r((http.address() as AddressInfo).port))),
-    stop: () => new Promise<void>((r) => {
-      sessions.clear()
-      http.closeAllConnections()
-      http.close(() => r())
-    })
-  }
-}
 
 const tallyCode = (result: JsonObject): string => {
   const t = (result._meta as JsonObject | undefined)?.["io.writ/tally"] as JsonObject | undefined

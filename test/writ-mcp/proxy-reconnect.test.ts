@@ -8,19 +8,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Layer } from "effect"
-import { randomUUID } from "node:crypto"
-import { createServer, type Server as HttpServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { mcpExecutor } from "../../src/app/writ-mcp.js"
 import { runProxy } from "../../src/bind/writ-mcp/proxy.js"
 import { Receipts } from "../../src/bind/writ-mcp/receipts.js"
 import { callTool, capabilities, type McpTool, toolSet } from "../../src/bind/writ-mcp/server.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
+import { sessionHttpServer } from "./http-upstream.js"
 import { agent, anyTool, grant, root, serverKey } from "./support.js"
 
 describe("mcp-proxy with an HTTP upstream that drops", () => {
@@ -37,32 +34,12 @@ describe("mcp-proxy with an HTTP upstream that drops", () => {
       ]
       const set = toolSet(tools)
       const executor = yield* mcpExecutor({ seed: serverKey.seed, roots: [root.did], tools: set })
-      const sessions = new Map<string, StreamableHTTPServerTransport>()
-      const http: HttpServer = createServer((req, res) => {
-        const chunks: Array<Buffer> = []
-        req.on("data", (c: Buffer) => chunks.push(c))
-        req.on("end", async () => {
-          const body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown
-          const sid = req.headers["mcp-session-id"]
-          let t = typeof sid === "string" ? sessions.get(sid) : undefined
-          if (t === undefined) {
-            if (!isInitializeRequest(body)) return void res.writeHead(404).end()
-            const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) })
-            const server = new Server({ name: "writ-http", version: "1" }, { capabilities: capabilities(executor.did) })
-            server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((x) => x.definition) as never }))
-            server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-              Effect.runPromise(callTool({ executor, tools: set, require: true }, request.params, extra)) as never)
-            await server.connect(transport)
-            t = transport
-          }
-          await t.handleRequest(req, res, body)
-        })
-      })
-      const listen = (port: number) => new Promise<number>((r) => http.listen(port, "127.0.0.1", () => r((http.address() as AddressInfo).port)))
-      const stop = () => new Promise<void>((r) => {
-        sessions.clear()
-        http.closeAllConnections()
-        http.close(() => r())
+      const { listen, stop } = sessionHttpServer(async (transport) => {
+        const server = new Server({ name: "writ-http", version: "1" }, { capabilities: capabilities(executor.did) })
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((x) => x.definition) as never }))
+        server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+          Effect.runPromise(callTool({ executor, tools: set, require: true }, request.params, extra)) as never)
+        await server.connect(transport)
       })
       const port = yield* Effect.promise(() => listen(0))
       yield* Effect.addFinalizer(() => Effect.promise(() => stop()))
