@@ -38,20 +38,35 @@ const process_ = (file: string, hold: Deferred.Deferred<void>, alive: (pid: numb
     return { ex, app, calls: Context.get(built as Context.Context<StoreContext>, CallStore) }
   })
 
+const w1 = writ(A, B, { act: act("travel") })
+const w2 = writ(B, E, { act: act("travel") }, w1)
+
+/** Process X holds a call in its handler (it has performed it, not answered). */
+const ownerStarted = () =>
+  Effect.gen(function*() {
+    const file = fileName()
+    const hold = yield* Deferred.make<void>()
+    const x = yield* process_(file, hold)
+    const c = call(B, [w1, w2], "travel/x")
+    const running = yield* Effect.fork(x.ex.call(c))
+    while (x.app.log.length === 0) yield* Effect.sleep("10 millis")
+    return { file, hold, x, c, running }
+  })
+
+/** ... and process Y starts on the same file while X is alive: its recovery leaves the call alone. */
+const ownerRunning = () =>
+  Effect.gen(function*() {
+    const started = yield* ownerStarted()
+    const y = yield* process_(started.file, started.hold)
+    expect(yield* y.ex.recover).toBe(0)
+    return { ...started, y }
+  })
+
 describe("pending records name their owner (one SQLite file, two processes)", () => {
-  const w1 = writ(A, B, { act: act("travel") })
-  const w2 = writ(B, E, { act: act("travel") }, w1)
 
   it.scoped("recovery leaves a live owner's call alone; both answer its one final tally", () =>
     Effect.gen(function*() {
-      const file = fileName()
-      const hold = yield* Deferred.make<void>()
-      const x = yield* process_(file, hold)
-      const c = call(B, [w1, w2], "travel/x")
-      const running = yield* Effect.fork(x.ex.call(c))
-      while (x.app.log.length === 0) yield* Effect.sleep("10 millis")
-      const y = yield* process_(file, hold)
-      expect(yield* y.ex.recover).toBe(0)
+      const { hold, x, c, running, y } = yield* ownerRunning()
       expect(st(yield* y.ex.call(c))[0]).toBe("pending")
       yield* Deferred.succeed(hold, undefined)
       const answer = yield* running
@@ -63,14 +78,7 @@ describe("pending records name their owner (one SQLite file, two processes)", ()
   it.scoped("an owner whose lease lapsed while it ran answers the resolution another process gave, not a second tally", () => {
     const clock = settable()
     return Effect.gen(function*() {
-      const file = fileName()
-      const hold = yield* Deferred.make<void>()
-      const x = yield* process_(file, hold)
-      const c = call(B, [w1, w2], "travel/x")
-      const running = yield* Effect.fork(x.ex.call(c))
-      while (x.app.log.length === 0) yield* Effect.sleep("10 millis")
-      const y = yield* process_(file, hold)
-      expect(yield* y.ex.recover).toBe(0)
+      const { hold, x, c, running, y } = yield* ownerRunning()
       // X is alive (same pid) but its lease has lapsed: Y takes the call over.
       clock.set(T0 + LEASE / 1000 + 1)
       expect(yield* y.ex.recover).toBe(1)
@@ -87,12 +95,7 @@ describe("pending records name their owner (one SQLite file, two processes)", ()
 
   it.scoped("an owner whose process is gone from this host is taken over at once, its lease still running", () =>
     Effect.gen(function*() {
-      const file = fileName()
-      const hold = yield* Deferred.make<void>()
-      const x = yield* process_(file, hold)
-      const c = call(B, [w1, w2], "travel/x")
-      yield* Effect.fork(x.ex.call(c))
-      while (x.app.log.length === 0) yield* Effect.sleep("10 millis")
+      const { file, hold, x, c } = yield* ownerStarted()
       // Y sees X's pid as gone (what a SIGKILL leaves): X's lease has not lapsed, yet Y recovers.
       const y = yield* process_(file, hold, () => false)
       expect(yield* y.ex.recover).toBe(1)
