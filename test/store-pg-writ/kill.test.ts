@@ -196,7 +196,7 @@ describe.skipIf(!up)("SIGKILL against 3 PostgreSQL workers on one executor key",
     // Section 9 resolves a dead worker's pending records at a restart, or by a live worker's sweep
     // (every 10 s) if that comes first: either shows the kills left records to resolve.
     const swept = started.reduce((n, w) =>
-      n + [...w.output().matchAll(/resolved (\d+) pending records of workers that are gone/g)].reduce((m, x) => m + Number(x[1]), 0), 0)
+      n + [...w.output().matchAll(/resolved (\d+) pending records of processes that are gone/g)].reduce((m, x) => m + Number(x[1]), 0), 0)
     console.log(`pg kill test: ${stats.kills} kills of ${N} workers; ${stats.answers} answers, ${sent.size} calls sent, ` +
       `${accepted.size} accepted, ${stats.lost} requests cut off, ${stats.resolved} records resolved at restart, ` +
       `${swept} by sweeps, ${acked.length} revokes acked`)
@@ -259,7 +259,7 @@ describe.skipIf(!up)("a worker killed and not restarted (section 9 on N workers)
     agent.destroy()
     expect([t.st, codeOf(t)]).toEqual(["failed", "unknown_outcome"])
     // The sweep says so in its log line, which the kill test above counts.
-    expect(live.output()).toMatch(/resolved 1 pending records of workers that are gone/)
+    expect(live.output()).toMatch(/resolved 1 pending records of processes that are gone/)
     expect(readFileSync(log, "utf8").split("\n").filter((l) => l.endsWith(identity(c)))).toHaveLength(1)
   }, 120_000)
 })
