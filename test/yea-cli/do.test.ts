@@ -66,8 +66,9 @@ describe("mandate yea do", () => {
     expect(first.kind).toBe("RECEIPT")
     const again = JSON.parse((await mandate(args, h.env)).stdout)
     expect([again.kind, again.receipt, again.replay]).toEqual(["RECEIPT", first.receipt, true])
-    // A wrong hash is conflict, and the reply does not reveal the right one (§4.4).
-    const wrong = await mandate(["yea", "do", url, "COMMIT", "--proposal", commitLine[1], "--hash", "x" + commitLine[2].slice(1)], h.env)
+    // A wrong hash is conflict, and the reply does not reveal the right one (§4.4). Its first
+    // character is changed to one it is not (a hash starting with "x" once made it the right one).
+    const wrong = await mandate(["yea", "do", url, "COMMIT", "--proposal", commitLine[1], "--hash", (commitLine[2].startsWith("x") ? "y" : "x") + commitLine[2].slice(1)], h.env)
     expect(errorLine(wrong)).toMatch(/^error: conflict at COMMIT: /)
     expect(wrong.stdout + wrong.stderr).not.toContain(commitLine[2])
   }, T)
