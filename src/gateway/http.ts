@@ -19,8 +19,13 @@ export const keyOf = (req: http.IncomingMessage): string | undefined => {
     const k = auth.slice(7).trim()
     if (k.length > 0) return k
   }
-  const x = req.headers["x-api-key"]
-  return typeof x === "string" && x.length > 0 ? x : undefined
+  return headerOf(req, "x-api-key")
+}
+
+/** A request header given once and not empty (node joins repeated ones into a list). */
+export const headerOf = (req: http.IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name]
+  return typeof v === "string" && v !== "" ? v : undefined
 }
 
 export interface Upstream {

@@ -23,22 +23,16 @@ import type { LedgerWriter } from "../ledger/writer.js"
 import type { Mode } from "./budget.js"
 import type { CallRecord, GatewayConfig, KeyInfo } from "./config.js"
 import { callAction, type CallFacts, callPolicy, costOf, makeCallGuards, NANOS_PER_MICRO, refusalOf, runOf, type SettlementWaiters, UpstreamFailedAfterOutput } from "./guarded-call.js"
-import { headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
+import { headerOf, headersFor, keyOf, readBody, relayHeaders, request, sha256Hex, type Upstream, upstreamOf } from "./http.js"
 import { type GatewayServerCode, SERVER_STATUS } from "./reason.js"
 import { Wire } from "./wire-adapter.js"
 import { admitWrit, type AdmittedWrit, CALL_HEADER, finalTally, recordWritDecision, refusalTally, TALLY_HEADER, withWritDraws, writDraws, WritRefused, writRefusalOf, writStatus } from "./writ-budget.js"
-import type { Provider, RequestInfo, Route, Usage } from "./wire/types.js"
+import { type Provider, type RequestInfo, type Route, ROUTE_PATH, routeOfPath, type Usage } from "./wire/types.js"
 
 export type { CallRecord, GatewayConfig, KeyInfo, KeyLookup } from "./config.js"
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096
-
-const ROUTES: Record<string, Route> = {
-  "/v1/chat/completions": "openai.chat",
-  "/v1/responses": "openai.responses",
-  "/v1/messages": "anthropic.messages"
-}
 
 const providerOfRoute = (route: Route | "openai.models"): Provider => (route === "anthropic.messages" ? "anthropic" : "openai")
 
@@ -74,7 +68,7 @@ export const startGateway = (
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const started = now()
     const path = (req.url ?? "/").split("?")[0]
-    const route: Route | "openai.models" | undefined = req.method === "GET" && path === "/v1/models" ? "openai.models" : req.method === "POST" ? ROUTES[path] : undefined
+    const route: Route | "openai.models" | undefined = req.method === "GET" && path === "/v1/models" ? "openai.models" : req.method === "POST" ? routeOfPath(path) : undefined
     const provider = route === undefined ? "openai" : providerOfRoute(route)
     let keyHash: string | undefined
     let info: RequestInfo | undefined
@@ -313,8 +307,7 @@ const forwardCall = (
     }
     const headers = headersFor(req, provider, upstreamKey)
     headers["content-length"] = info.upstreamBody.length
-    const path = info.route === "openai.chat" ? "/v1/chat/completions" : info.route === "openai.responses" ? "/v1/responses" : "/v1/messages"
-    const out = request(up, "POST", path, headers, (ures) => {
+    const out = request(up, "POST", ROUTE_PATH[info.route], headers, (ures) => {
       const status = ures.statusCode ?? 502
       const isStream = status < 300 && String(ures.headers["content-type"] ?? "").includes("text/event-stream")
       if (isStream || final === undefined) res.writeHead(status, { ...relayHeaders(ures), ...(isStream && final !== undefined ? { trailer: TALLY_HEADER } : {}) })
@@ -385,7 +378,3 @@ const forwardCall = (
   })
 
 /** One request header as a string (a repeated one is not accepted as a value). */
-const headerOf = (req: http.IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name]
-  return typeof v === "string" && v !== "" ? v : undefined
-}

@@ -33,6 +33,7 @@ import { signTally } from "../writ/issue.js"
 import { type WritReason } from "../writ/reason.js"
 import { Received } from "../writ/verify.js"
 import type { CheckedWrit } from "../writ/writ.js"
+import { NANOS_PER_MICRO } from "./guarded-call.js"
 import type { Route, Usage } from "./wire/types.js"
 
 export const CALL_HEADER = "writ-call"
@@ -182,9 +183,6 @@ const boundsOf = (chain: ReadonlyArray<CheckedWrit>, t: "total" | "count"): Arra
   }
   return out
 }
-
-/** The ledger's USD draws count nano-USD; the bound counts micro-USD. */
-const NANOS_PER_MICRO = 1000n
 
 /** The policy name of a Writ draw, read back by `writRefusalOf` when the guard refuses one. */
 export const WRIT_POLICY = { total: "writ:total_exhausted", count: "writ:count_exhausted", replay: "writ:replayed" } as const

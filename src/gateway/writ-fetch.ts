@@ -11,7 +11,7 @@ import { RandomBytes, Signer } from "../kernel/services.js"
 import { delegate, holdChain } from "../writ/issue.js"
 import { canonicalBytes, signObject } from "../writ/sign.js"
 import { CALL_HEADER, requestDigest, TOTAL_BOUND, writOp } from "./writ-budget.js"
-import type { Route } from "./wire/types.js"
+import { routeOfPath } from "./wire/types.js"
 
 export interface WritFetchOptions {
   /** The chain, root first: its leaf is held by `holderKey`'s key (then `executor` is required),
@@ -27,8 +27,6 @@ export interface WritFetchOptions {
   readonly keepKey?: boolean
   readonly fetch?: typeof globalThis.fetch
 }
-
-const ROUTE_OF: Record<string, Route> = { "/v1/chat/completions": "openai.chat", "/v1/responses": "openai.responses", "/v1/messages": "anthropic.messages" }
 
 const bodyBytes = (body: unknown): Uint8Array | undefined =>
   typeof body === "string" ? new TextEncoder().encode(body) : body instanceof Uint8Array ? body : body instanceof ArrayBuffer ? new Uint8Array(body) : undefined
@@ -51,7 +49,7 @@ export const writFetch = (options: WritFetchOptions): typeof globalThis.fetch =>
 
   return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url)
-    const route = ROUTE_OF[url.pathname.replace(/^.*(\/v1\/)/, "$1")]
+    const route = routeOfPath(url.pathname.replace(/^.*(\/v1\/)/, "$1"))
     const bytes = bodyBytes(init?.body)
     if (route === undefined || bytes === undefined) return base(input, init)
     const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { model?: unknown }

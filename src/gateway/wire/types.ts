@@ -7,6 +7,17 @@ import type { Either } from "effect"
 export type Route = "openai.chat" | "openai.responses" | "anthropic.messages"
 export type Provider = "openai" | "anthropic"
 
+/** Each route's path, the one the gateway serves and forwards to (never the client's string). */
+export const ROUTE_PATH: Readonly<Record<Route, string>> = {
+  "openai.chat": "/v1/chat/completions",
+  "openai.responses": "/v1/responses",
+  "anthropic.messages": "/v1/messages"
+}
+
+/** The route a request path names, if any (the server's routing and writFetch's signing agree by it). */
+export const routeOfPath = (path: string): Route | undefined =>
+  (Object.keys(ROUTE_PATH) as Array<Route>).find((r) => ROUTE_PATH[r] === path)
+
 /** What the gateway must read from a request body before forwarding it. */
 export interface RequestInfo {
   readonly route: Route

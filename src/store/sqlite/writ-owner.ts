@@ -61,12 +61,10 @@ const ownedBy = (sql: SqlClient.SqlClient, gone: ReadonlyArray<string>) =>
   gone.length === 0 ? sql`owner IS NULL` : sql`(owner IS NULL OR owner IN ${sql.in(gone)})`
 
 /** The call store with owners: stamped on insert, checked on finalize, claimed when gone. */
-export const makeCallStore = (sql: SqlClient.SqlClient, base: CallStoreService, o: Owners): CallStoreService => {
-  const { lease } = o
-  return {
+export const makeCallStore = (sql: SqlClient.SqlClient, base: CallStoreService, o: Owners): CallStoreService => ({
   ...base,
   insertPending: (a) =>
-    Effect.flatMap(encodeCall(pendingRow(a)), (row) => sql`INSERT INTO writ_calls ${sql.insert({ ...row, owner: lease.owner })}`).pipe(
+    Effect.flatMap(encodeCall(pendingRow(a)), (row) => sql`INSERT INTO writ_calls ${sql.insert({ ...row, owner: o.lease.owner })}`).pipe(
       Effect.asVoid,
       op("writ.callStore.insertPending")
     ),
@@ -74,19 +72,19 @@ export const makeCallStore = (sql: SqlClient.SqlClient, base: CallStoreService, 
     Effect.gen(function*() {
       const rows = yield* sql`UPDATE writ_calls SET state = 'final', tally = ${yield* json(tally)},
         res = ${yield* optionalJson(res)}
-        WHERE leaf = ${leaf} AND id = ${id} AND state = 'pending' AND owner = ${lease.owner} RETURNING id`
+        WHERE leaf = ${leaf} AND id = ${id} AND state = 'pending' AND owner = ${o.lease.owner} RETURNING id`
       return rows.length === 1 || (yield* notPendingHere(sql, leaf, id))
     }).pipe(op("writ.callStore.finalize")),
   // Each record is taken by one conditional UPDATE, under the file's write lock: of two processes
   // claiming at once, the second finds it already named by the first (alive) and leaves it.
   claimOrphans: Effect.gen(function*() {
     const gone = yield* goneOwners(sql, o, "writ_calls", "pending")
-    const rows = yield* sql`UPDATE writ_calls SET owner = ${lease.owner}
+    const rows = yield* sql`UPDATE writ_calls SET owner = ${o.lease.owner}
       WHERE state = 'pending' AND ${ownedBy(sql, gone)} RETURNING rowid, *`
     const claimed = yield* Schema.decodeUnknown(Claimed)(rows)
     // What is known of owners that hold nothing any more is dropped (this one's is kept).
     const now = yield* Clock.currentTimeMillis
-    const idle = sql`owner <> ${lease.owner}
+    const idle = sql`owner <> ${o.lease.owner}
       AND NOT EXISTS (SELECT 1 FROM writ_calls c WHERE c.owner = x.owner AND c.state = 'pending')
       AND NOT EXISTS (SELECT 1 FROM writ_reversals r WHERE r.owner = x.owner AND r.state = 'begun')`
     yield* sql`DELETE FROM mandate_owner_leases AS x WHERE scope = ${LEASE_SCOPE} AND lease_until < ${now} AND ${idle}`
@@ -95,8 +93,7 @@ export const makeCallStore = (sql: SqlClient.SqlClient, base: CallStoreService, 
     // In acceptance order (rowid), as `pending`.
     return [...claimed].sort((x, y) => x.rowid - y.rowid).map(acceptedFromRow)
   }).pipe(op("writ.callStore.claimOrphans"))
-  }
-}
+})
 
 /** The reversal store with owners: a begun reversal is unknown only once its owner is gone (8.1). */
 export const makeReversalStore = (sql: SqlClient.SqlClient, base: ReversalStoreService, o: Owners): ReversalStoreService => ({
