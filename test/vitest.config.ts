@@ -79,10 +79,12 @@ export default defineConfig({
     // integration starts the CLI as a process from the bundled dist/bin (test/support/bin-setup.ts); e2e from the sources,
     // and runs the demo once for the tests that read what it leaves (test/support/demo-run.ts).
     projects: [
-      // unit first, then integration, then e2e: a quick failure shows before the slow ones run.
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...E2E, ...INTEGRATION], sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "integration", include: INTEGRATION, exclude: E2E, globalSetup: ["./test/support/bin-setup.ts"], sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: "e2e", include: E2E, globalSetup: ["./test/support/demo-setup.ts"], sequence: { groupOrder: 2 } } }
+      // One pool for the three projects (no groupOrder): files of every project start longest first
+      // (test/support/sequencer.ts), so no project ends with one file running while the other core
+      // waits for the next project to begin, as it did when each project ran after the one before.
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...E2E, ...INTEGRATION] } },
+      { extends: true, test: { name: "integration", include: INTEGRATION, exclude: E2E, globalSetup: ["./test/support/bin-setup.ts"] } },
+      { extends: true, test: { name: "e2e", include: E2E, globalSetup: ["./test/support/demo-setup.ts"] } }
     ]
   }
 })

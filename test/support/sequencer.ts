@@ -10,13 +10,13 @@ import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 const MEASURED: Readonly<Record<string, number>> = {
-  "test/ledger/concurrency.test.ts": 135,
-  "test/docs/blocks.e2e.test.ts": 86,
+  "test/ledger/concurrency.test.ts": 191,
+  "test/docs/blocks.e2e.test.ts": 191,
+  "test/bind-writ-http/crash.test.ts": 109,
+  "test/console/console.browser.test.ts": 77,
+  "test/store-pg-writ/kill.test.ts": 70,
   "test/package/install.test.ts": 62,
-  "test/bind-writ-http/crash.test.ts": 59,
   "test/writ-executor/kill.test.ts": 58,
-  "test/console/console.browser.test.ts": 46,
-  "test/store-pg-writ/kill.test.ts": 43,
   "test/package/e2e.test.ts": 40
 }
 
