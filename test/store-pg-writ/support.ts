@@ -24,11 +24,12 @@ export interface Worker {
   readonly crash: Effect.Effect<void>
 }
 
-/** One worker's stores on `schema`, in a scope of its own. */
-export const openStores = (schema: string) =>
+/** One worker's stores on `schema`, in a scope of its own (its sockets `stream`'s, when given). */
+export const openStores = (schema: string, stream?: PgStore.PgStoreOptions["stream"]) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const context = yield* Layer.buildWithScope(PgWrit.layer({ schema, maxConnections: 4, connectTimeoutMs: 60_000 }), scope).pipe(Effect.orDie)
+    const options = { schema, maxConnections: 4, connectTimeoutMs: 60_000, ...(stream === undefined ? {} : { stream }) }
+    const context = yield* Layer.buildWithScope(PgWrit.layer(options), scope).pipe(Effect.orDie)
     return { context, scope, close: Scope.close(scope, Exit.void) }
   })
 

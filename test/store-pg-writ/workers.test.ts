@@ -3,18 +3,22 @@
 // exactly-once `count`, exact `total` and byte-identical replays when the calls of a race land on
 // different workers; a revoke recorded by one worker refuses the next admission on every worker
 // and stops an operation running on another; recovery resolves only the records of a worker that
-// is gone, and a worker taken for gone cannot overwrite the answer another gave.
+// is gone, and a worker taken for gone cannot overwrite the answer another gave; a replay after a
+// revoke acked by another worker is refused (the revocation sequence number, issue 32).
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Effect, Option } from "effect"
+import { Context, Deferred, Effect, Option, Scope } from "effect"
 import { afterAll } from "vitest"
 import { encodeCanonical } from "../../src/kernel/canonical.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import type { CallAnswer } from "../../src/writ/executor/executor.js"
 import type { Outcome } from "../../src/writ/executor/services.js"
+import { statementCounter } from "../../src/store/postgres/statement-counter.js"
 import { admissionLocks, revokeLocks } from "../../src/store/postgres/writ-gate.js"
+import type { StoreContext } from "../../src/writ/executor/scenario.js"
+import { Received } from "../../src/writ/verify.js"
 import { CallStore, ReversalStore } from "../../src/writ/executor/stores.js"
-import { act, call, key, revoke, settable, writ } from "../writ-executor/fixtures.js"
+import { act, call, key, revoke, rig, settable, writ } from "../writ-executor/fixtures.js"
 import { accepted as storedCall } from "../writ-executor/stores-cases.js"
 import { dropSchema, openStores, pgReachable, startWorker, uniqueSchema } from "./support.js"
 
@@ -198,4 +202,84 @@ describe.skipIf(!up)("N executor workers on one PostgreSQL schema", () => {
     expect(revokeLocks({ writs: ["m"], issuers: [] })).toEqual([["w/m", true]])
     expect(revokeLocks({ writs: [], issuers: ["A"] })).toEqual([["i/A", true]])
   })
+})
+
+/** The call as received bytes: replays are looked up by them (replays.ts). */
+const received = (o: JsonObject) => new Received(new TextEncoder().encode(encodeCanonical(o, "utf16")))
+
+/** A worker on `schema` whose statements are counted, its executor over them. */
+const countedWorker = (schema: string) =>
+  Effect.gen(function*() {
+    const counter = statementCounter()
+    const stores = yield* openStores(schema, counter.stream)
+    yield* Effect.addFinalizer(() => stores.close)
+    const executor = yield* rig(stores.context as unknown as Context.Context<StoreContext>, {
+      executorKey: EXEC,
+      accept: [ROOT],
+      app: instant
+    }).pipe(Scope.extend(stores.scope))
+    return { executor, counter, context: stores.context }
+  })
+
+// A replay's step 7 by the schema's revocation sequence number (issue 32; section 7: revocation
+// before step 9's stored answer; src/store/postgres/revocation-seq.ts): while no revoke is
+// recorded, a worker's replays read the number and not the revoke store; a revoke recorded and
+// acked by another worker (or written to the schema by any writer) moves it, and the very next
+// replay asks the revoke store and is refused.
+const readsSeq = (s: ReadonlyArray<string>) => s.some((t) => t.includes("writ_revocation_seq"))
+const readsRevokes = (s: ReadonlyArray<string>) => s.some((t) => /FROM writ_revokes/.test(t))
+
+describe.skipIf(!up)("replays on PostgreSQL by the revocation sequence number", () => {
+  it.live("no revoke since: the number, not the revoke store; a revoke acked by another worker refuses the next replay", () =>
+    Effect.gen(function*() {
+      const schema = fresh("wseq")
+            const a = yield* countedWorker(schema)
+      const b = yield* countedWorker(schema)
+      const w = writ(ROOT, EXEC, { act: act("k") })
+      const c = received(call(ROOT, [w], "k/one"))
+      const first = yield* a.executor.call(c)
+      expect(tallyOf(first).st).toBe("ok")
+      // The first replay finds the chain not revoked in the store, and takes the number before.
+      a.counter.reset()
+      expect(bytes(yield* a.executor.call(c))).toBe(bytes(first))
+      expect(readsRevokes(a.counter.statements())).toBe(true)
+      // Later ones: only the number, while it stays.
+      for (let i = 0; i < 3; i++) {
+        a.counter.reset()
+        expect(bytes(yield* a.executor.call(c))).toBe(bytes(first))
+        expect(readsSeq(a.counter.statements())).toBe(true)
+        expect(readsRevokes(a.counter.statements())).toBe(false)
+      }
+      // An unrelated admission at B moves nothing the replay relies on.
+      expect(tallyOf(yield* b.executor.call(call(ROOT, [w], "k/two"))).st).toBe("ok")
+      a.counter.reset()
+      expect(bytes(yield* a.executor.call(c))).toBe(bytes(first))
+      expect(readsRevokes(a.counter.statements())).toBe(false)
+
+      // B records and acks a revoke; A's very next replay is refused (no wait for B's notice).
+      expect(yield* b.executor.revoke(revoke(ROOT, [w]))).toMatchObject({ _tag: "recorded" })
+      a.counter.reset()
+      const after = tallyOf(yield* a.executor.call(c))
+      expect([after.st, codeOf(after)]).toEqual(["failed", "revoked"])
+      expect(readsRevokes(a.counter.statements())).toBe(true)
+    }).pipe(Effect.scoped, Effect.withClock(settable().clock)), 60_000)
+
+  it.live("a revoke written to the schema by any writer moves the number (the trigger), and the replay is refused", () =>
+    Effect.gen(function*() {
+      const schema = fresh("wseqt")
+            const a = yield* countedWorker(schema)
+      const w = writ(ROOT, EXEC, { act: act("k") })
+      const c = received(call(ROOT, [w], "k/one"))
+      const first = yield* a.executor.call(c)
+      expect(tallyOf(first).st).toBe("ok")
+      expect(bytes(yield* a.executor.call(c))).toBe(bytes(first))
+      const sql = Context.get(a.context, SqlClient.SqlClient)
+      const before = yield* Effect.orDie(sql<{ n: number }>`SELECT n::float8 AS n FROM writ_revocation_seq`)
+      // A key-wide revoke of the root's key, recorded as another process's store would record it.
+      yield* Effect.orDie(sql`INSERT INTO writ_revokes (revoke, writ, iss, exp, rcv) VALUES ('x', '*', ${ROOT.did}, NULL, 0)`)
+      const moved = yield* Effect.orDie(sql<{ n: number }>`SELECT n::float8 AS n FROM writ_revocation_seq`)
+      expect(moved[0].n).toBe(before[0].n + 1)
+      const after = tallyOf(yield* a.executor.call(c))
+      expect([after.st, codeOf(after)]).toEqual(["failed", "revoked"])
+    }).pipe(Effect.scoped, Effect.withClock(settable().clock)), 60_000)
 })

@@ -19,6 +19,9 @@
 // Revokes reach the running operations of every worker (section 9.1) by NOTIFY on a channel of the
 // schema, sent inside the revoke's transaction: PostgreSQL delivers it at commit, only if the
 // revoke was recorded. Every worker LISTENs and stops its operations under the revoked writ.
+// A notice can arrive after the ack has reached the client, so replays do not wait for it: each
+// reads the schema's revocation sequence number (`revocationSeq`, revocation-seq.ts), one cheap
+// read shared by the replays waiting at once.
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Schedule, Schema, Stream } from "effect"
@@ -26,6 +29,7 @@ import { Atomic } from "../../accounting/reservations.js"
 import { storeError } from "../../accounting/store-error.js"
 import { AdmissionGate, type AdmissionGateService, type GateKeys } from "../../writ/executor/admission-gate.js"
 import { PgLocation } from "./client.js"
+import { freshRead } from "./revocation-seq.js"
 import { admissionLocks, type LockKeys, makeAdmitInOne, revokeLocks } from "./writ-admit.js"
 import { WritWorker } from "./writ-worker.js"
 
@@ -61,10 +65,20 @@ export const make = Effect.gen(function*() {
       Effect.asVoid,
       Effect.mapError(failed)
     )
+  const Seq = Schema.Tuple(Schema.Struct({ n: Schema.Number }))
+  // The number moved by every revoke recorded on the schema (writ-migrations.ts), or undefined
+  // when unreadable now (the replay then asks the revoke store, which answers or fails).
+  const revocationSeq = freshRead(
+    Effect.flatMap(sql`SELECT n::float8 AS n FROM writ_revocation_seq`, Schema.decodeUnknown(Seq)).pipe(
+      Effect.map((rows): number | undefined => rows[0].n),
+      Effect.orElseSucceed(() => undefined)
+    )
+  )
   const gate: AdmissionGateService = {
     admit: (keys, step) => atomic.transaction(Effect.zipRight(lock(admissionLocks(keys)), step)),
     // The same locks and steps 7 to 10 as one statement (writ-admit.ts).
     admitInOne: makeAdmitInOne(sql, { space, worker: worker.id }),
+    revocationSeq,
     revoke: (keys, step) => atomic.transaction(Effect.zipRight(lock(revokeLocks(keys)), Effect.tap(step, () => notify(keys)))),
     revokedElsewhere: (onRevoke) =>
       pg.listen(channel).pipe(

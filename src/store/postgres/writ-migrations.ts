@@ -6,6 +6,11 @@
 //     the operation (src/store/postgres/writ-worker.ts), so recovery after a restart resolves only
 //     records whose process is gone (section 9), never a live worker's;
 //   - `writ_workers_seq`: where worker identities come from (unique for the life of the schema).
+//   - `writ_revocation_seq`: one row whose number moves, inside the recording transaction, with
+//     every revoke recorded (a trigger on `writ_revokes`, so no writer can forget it). The row lock
+//     orders revokes by commit, which `writ_revokes.seq` (a sequence, handed out before commit)
+//     does not: a worker that reads the same number twice knows no revoke committed in between,
+//     in one cheap read (revocation-seq.ts, issue 32).
 // Integers that can pass 2^31 (times, `exp`) are BIGINT, read back as float8 (exact below 2^53,
 // which section 1.1's integers are) so rows decode to numbers.
 import type { StoreMigrations } from "../sql/migrations.js"
@@ -45,7 +50,19 @@ export const migrations: StoreMigrations = {
       `CREATE SEQUENCE IF NOT EXISTS writ_workers_seq AS INTEGER CYCLE`
     ],
     // Steps 7 to 10 of an admission as one statement (writ-admit.ts).
-    "2_admit_function": [admitFunction]
+    "2_admit_function": [admitFunction],
+    // The revocation sequence number (revocation-seq.ts): moved by every revoke recorded.
+    "3_revocation_seq": [
+      `CREATE TABLE IF NOT EXISTS writ_revocation_seq (one BOOLEAN PRIMARY KEY CHECK (one), n BIGINT NOT NULL)`,
+      `INSERT INTO writ_revocation_seq (one, n) VALUES (true, 0) ON CONFLICT DO NOTHING`,
+      `CREATE OR REPLACE FUNCTION writ_revocation_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE writ_revocation_seq SET n = n + 1 WHERE one;
+        RETURN NULL;
+      END $$`,
+      `DROP TRIGGER IF EXISTS writ_revokes_moved ON writ_revokes`,
+      `CREATE TRIGGER writ_revokes_moved AFTER INSERT ON writ_revokes FOR EACH ROW EXECUTE FUNCTION writ_revocation_moved()`
+    ]
   }
 }
 

@@ -87,6 +87,14 @@ export interface AdmissionGateService {
    * gate reports them by `revokedElsewhere`.
    */
   readonly revocationMark?: () => number | undefined
+  /**
+   * The same number read from a store that has no synchronous read (PostgreSQL), by a read that
+   * began after this request was made (so after any ack its caller has seen); undefined when it
+   * cannot be read now. A replay answered by the Effect path skips the revoke store's lookup of
+   * step 7 while the number is the one read just before that lookup last said "not revoked"
+   * (replays.ts). Absent: every replay looks the chain up.
+   */
+  readonly revocationSeq?: Effect.Effect<number | undefined>
 }
 
 export class AdmissionGate extends Context.Tag("mandate/writ/AdmissionGate")<AdmissionGate, AdmissionGateService>() {}

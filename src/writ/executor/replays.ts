@@ -78,9 +78,17 @@ export const answerReplay = (env: ReplayEnv, key: string, peer: Peer): Effect.Ef
         yield* checkRoot(env, chain)
         // The count before the store is read: a revoke recorded meanwhile moves it past this.
         const revocations = env.state.revocations
-        // Likewise the store's own mark, which any process sharing it moves (admission-gate.ts).
-        const mark = env.gate.revocationMark?.()
-        yield* checkRevoked(env, chain.map((w) => w.id), chain.map((w) => w.value.iss), standing)
+        // Likewise the store's own mark, which any process sharing it moves (admission-gate.ts):
+        // read synchronously (SQLite), or by one shared read begun after this request (PostgreSQL).
+        const mark = env.gate.revocationSeq !== undefined ? yield* env.gate.revocationSeq : env.gate.revocationMark?.()
+        const ids = chain.map((w) => w.id)
+        const issuers = chain.map((w) => w.value.iss)
+        // Step 7 from the cached view while nothing was revoked since the store last said "not
+        // revoked" for this chain (neither here nor by any process sharing the store), and none of
+        // this process's unsaved revokes covers it; otherwise from the store.
+        const clear = env.gate.revocationSeq !== undefined && mark !== undefined && entry.clearMark === mark &&
+          entry.clearAt === revocations && entry.clearAt >= 0 && (standing || !unsavedCovers(env, ids, issuers))
+        if (!clear) yield* checkRevoked(env, ids, issuers, standing)
         entry.clearAt = revocations
         entry.clearMark = mark
         yield* checkPeer(env, peer, K.from)
