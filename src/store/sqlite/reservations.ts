@@ -23,15 +23,17 @@ import {
   reservationStoreLayer,
   usageReader
 } from "../sql/reservations.js"
-import { ReservationRow, reservationFromRow, rowFromReservation, UsageRow } from "../sql/rows.js"
+import { decodeReservationRow, encodeReservationRow } from "../sql/reservation-row-codec.js"
+import { reservationFromRow, rowFromReservation, UsageRow } from "../sql/rows.js"
 import { makeJoin } from "../sql/transaction.js"
 import { migrate } from "./client.js"
 import { inList, onConnection, placeholders } from "./statements.js"
 
 export const migrations: StoreMigrations = reservationMigrations("TEXT")
 
-const decodeReservation = Schema.decodeUnknownEither(ReservationRow)
-const encodeReservation = Schema.encodeEither(ReservationRow)
+// The Schema codec of ReservationRow, on its direct path for the rows the store writes (issue 30).
+const decodeReservation = decodeReservationRow
+const encodeReservation = encodeReservationRow
 const KeyedUsage = Schema.extend(Schema.Struct({ key: Schema.String }), UsageRow)
 const decodeUsage = Schema.decodeUnknownEither(KeyedUsage)
 
