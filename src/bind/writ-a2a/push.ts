@@ -16,7 +16,7 @@
 // against the allow list again. Each delivery's outcome is recorded (`deliveries`, the latest
 // MAX_DELIVERY_RECORDS) and a failure logged; it is never the task's business.
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Clock, Context, Data, Effect, FiberSet, Layer, Ref, Schedule, type Scope } from "effect"
+import { Clock, Context, Data, Effect, FiberSet, Layer, Ref, Schedule, Schema, type Scope } from "effect"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import type { Json } from "../../kernel/json.js"
 import { a2aError, type A2aError } from "./errors.js"
@@ -39,17 +39,15 @@ export const MAX_DELIVERY_RECORDS = 256
 /** One delivery of one change to one config, as it ended: delivered (a 2xx), failed (every attempt
  * failed), refused (its URL is no longer on the allow list: no request), or dropped (the config
  * was deleted before an attempt). */
-export interface DeliveryRecord {
-  readonly taskId: string
-  readonly configId: string
-  readonly url: string
-  readonly state: string
-  readonly outcome: "delivered" | "failed" | "refused" | "dropped"
-  readonly attempts: number
+export const DeliveryRecord = Schema.Struct({
+  taskId: Schema.String, configId: Schema.String, url: Schema.String, state: Schema.String,
+  outcome: Schema.Literal("delivered", "failed", "refused", "dropped"),
+  attempts: Schema.Int,
   /** The Clock's time the delivery ended, milliseconds. */
-  readonly at: number
-  readonly error?: string
-}
+  at: Schema.Number,
+  error: Schema.optional(Schema.String)
+})
+export type DeliveryRecord = typeof DeliveryRecord.Type
 
 /** One allow list entry: a host (`hooks.example.com`, `127.0.0.1:8080`: any port when none is
  * given), or a URL prefix (`https://hooks.example.com/a2a/`), which the whole URL must start with. */
