@@ -106,6 +106,9 @@ export const writA2aSendCommand = Command.make(
       Options.withDescription("The binding: JSON-RPC, or HTTP+JSON (REST, A2A 1.0 only) (default: the card's preferred of the two)")
     ),
     out: Options.file("out").pipe(Options.optional, Options.withDescription("Where to write a call's answer as {\"tally\",\"res\"}")),
+    requireSignedCard: Options.boolean("require-signed-card").pipe(
+      Options.withDescription("Refuse an Agent Card without a signature (A2A 1.0 section 8.4) by the executor key it names (a signed card is always verified)")
+    ),
     force: forceOption
   },
   (o) =>
@@ -115,7 +118,7 @@ export const writA2aSendCommand = Command.make(
       if (Option.isSome(o.transport) && o.transport.value === "rest" && Option.isSome(o.protocol) && o.protocol.value === "0.3") {
         return yield* Effect.fail(cliError("mandate/usage", "--transport rest speaks A2A 1.0 only"))
       }
-      const found = yield* Effect.mapError(resolvePeer(o.url, Option.getOrUndefined(o.transport)), fromA2a)
+      const found = yield* Effect.mapError(resolvePeer(o.url, Option.getOrUndefined(o.transport), o.requireSignedCard), fromA2a)
       const peer = Option.isSome(o.protocol) ? { ...found, version: o.protocol.value } : found
       yield* Console.log(`A2A ${peer.version}${peer.transport === "rest" ? " HTTP+JSON" : ""} at ${peer.url}`)
       if (value.typ === "call") {

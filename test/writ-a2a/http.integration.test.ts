@@ -6,7 +6,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
+import { Signer } from "../../src/kernel/services.js"
 import { listenA2a } from "../../src/bind/writ-a2a/http.js"
 import { resolvePeer } from "../../src/bind/writ-a2a/http-client.js"
 import { A2aTasks } from "../../src/bind/writ-a2a/rpc.js"
@@ -16,12 +19,25 @@ import { A, C, keyOf, seed } from "../writ/fixtures.js"
 import { memoryExecutor } from "../writ-approval/executor.js"
 import { runCli } from "../support/cli.js"
 
-const withServer = <A, E>(f: (base: string) => Effect.Effect<A, E>) =>
+const withServer = <A, E>(f: (base: string) => Effect.Effect<A, E>, signer?: number) =>
   Effect.gen(function*() {
     const executor = yield* memoryExecutor(seed(C), [keyOf(A)], { perform: () => Effect.succeed({ st: "ok", res: {}, used: {} }) })
-    const bound = yield* listenA2a({ port: 0, bounds: ["amount"] }).pipe(Effect.provideService(Executor, executor), Effect.provide(A2aTasks.memory()))
+    const listening = listenA2a({ port: 0, bounds: ["amount"] }).pipe(Effect.provideService(Executor, executor), Effect.provide(A2aTasks.memory()))
+    const bound = yield* (signer === undefined ? listening : Effect.provideService(listening, Signer, Signer.make(seed(signer))))
     return yield* f(bound.base)
   })
+
+/** Serves `card` as the Agent Card of a loopback server within the scope; its base URL. */
+const serveCard = (card: unknown) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<Server>((resolve) => {
+        const s = createServer((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(card)))
+        s.listen(0, "127.0.0.1", () => resolve(s))
+      })
+    ),
+    (s) => Effect.promise(() => new Promise<void>((resolve) => s.close(() => resolve())))
+  ).pipe(Effect.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`))
 
 const fetchJson = (url: string, init?: RequestInit) =>
   Effect.promise(async () => {
@@ -30,6 +46,33 @@ const fetchJson = (url: string, init?: RequestInit) =>
   })
 
 describe("the A2A endpoint over HTTP", () => {
+  it.live("signs its Agent Card with the executor's key (A2A 1.0 section 8.4); a client verifies it, refuses it changed, and reads only its signed members", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { base, served } = yield* withServer((base) =>
+        Effect.map(fetchJson(`${base}/.well-known/agent-card.json`), (r) => ({ base, served: r.body })), C)
+      expect(Array.isArray(served.signatures) && served.signatures.length).toBe(1)
+      const peer = yield* Effect.provide(resolvePeer(`${base}/`, undefined, true), NodeHttpClient.layerUndici)
+      expect(peer).toEqual({ url: `${base}/a2a`, version: "1.0", transport: "jsonrpc", signedBy: keyOf(C) })
+      // The same card with an endpoint of another host: refused, nothing in it is used.
+      const interfaces = served.supportedInterfaces as Array<Record<string, unknown>>
+      const moved = yield* serveCard({ ...served, supportedInterfaces: [{ ...interfaces[0], url: "http://127.0.0.1:9/a2a" }, ...interfaces.slice(1)] })
+      const refused = yield* Effect.either(Effect.provide(resolvePeer(moved), NodeHttpClient.layerUndici))
+      expect(Either.isLeft(refused) && refused.left.reason).toBe("mandate/a2a_card_signature")
+      // The unsigned 0.3 url changed is outside the signature: the card still verifies, and the
+      // client takes the signed interface, never that url.
+      const only03 = yield* serveCard({ ...served, url: "http://127.0.0.1:9/a2a" })
+      expect((yield* Effect.provide(resolvePeer(only03), NodeHttpClient.layerUndici)).url).toBe(`${base}/a2a`)
+      // An unsigned card is read, unless a signed one is required.
+      const unsigned = yield* serveCard({ ...served, signatures: undefined })
+      expect((yield* Effect.provide(resolvePeer(unsigned), NodeHttpClient.layerUndici)).signedBy).toBeUndefined()
+      const required = yield* Effect.either(Effect.provide(resolvePeer(unsigned, undefined, true), NodeHttpClient.layerUndici))
+      expect(Either.isLeft(required) && required.left.reason).toBe("mandate/a2a_card_signature")
+    })))
+
+  it.live("never signs its card with a key other than the executor's", () =>
+    Effect.scoped(withServer((base) =>
+      Effect.map(fetchJson(`${base}/.well-known/agent-card.json`), (r) => expect(r.body.signatures).toBeUndefined()), A)))
+
   it.live("publishes its Agent Card (1.0, with a 0.3 card's members and the Writ extension) and refuses what it does not serve", () =>
     Effect.scoped(withServer((base) =>
       Effect.gen(function*() {

@@ -6,13 +6,13 @@
 //     (DefaultRequestHandler, its Express handlers, `writAgentExecutor`), whose `CancelTask`
 //     passes a revoke to the executor through `revokeThroughCancel`.
 import { ClientFactory } from "@a2a-js/sdk/client"
-import { Message as SdkMessage, Role, Task as SdkTask, TaskState } from "@a2a-js/sdk"
+import { Message as SdkMessage, Role, Task as SdkTask, TaskState, verifyAgentCardSignature } from "@a2a-js/sdk"
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { ClientFactory as ClientFactoryV03 } from "a2a-sdk-v03/client"
 import { DefaultRequestHandler as DefaultRequestHandlerV03, InMemoryTaskStore as InMemoryTaskStoreV03 } from "a2a-sdk-v03/server"
 import { A2AExpressApp } from "a2a-sdk-v03/server/express"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import express from "express"
 import type { ChildProcess } from "node:child_process"
 import type { AddressInfo } from "node:net"
@@ -23,6 +23,8 @@ import { verifyTask } from "../../src/bind/writ-a2a/client.js"
 import { ACK_KEY } from "../../src/bind/writ-a2a/schema.js"
 import { revokeThroughCancel, type SdkCodec, writAgentExecutor } from "../../src/bind/writ-a2a/sdk.js"
 import { taskFromV03, V03Task } from "../../src/bind/writ-a2a/v03.js"
+import { encodeBase64url } from "../../src/kernel/base64url.js"
+import { publicKeyFromDidKey } from "../../src/kernel/didkey.js"
 import type { JsonObject } from "../../src/kernel/json.js"
 import { verifyAck } from "../../src/writ/ack.js"
 import { ackIdentity } from "../../src/writ/sign.js"
@@ -42,6 +44,20 @@ describe("the A2A SDK's clients against mandate writ a2a-serve", () => {
   }, 120_000)
 
   afterAll(() => stop(child))
+
+  it("@a2a-js/sdk 1.3 verifies the Agent Card a2a-serve signs with the executor's key (A2A 1.0 section 8.4)", async () => {
+    const client = await new ClientFactory().createFromUrl(base)
+    const keys: Array<string> = []
+    const verifier = verifyAgentCardSignature(async (kid) => {
+      keys.push(kid)
+      return { kty: "OKP", crv: "Ed25519", x: encodeBase64url(Option.getOrThrow(publicKeyFromDidKey(kid))) }
+    })
+    const card = await client.getAgentCard(undefined, verifier)
+    expect(card.signatures.length).toBe(1)
+    expect(keys).toEqual([w.C])
+    // Mandate's own client verified it too.
+    expect((await Effect.runPromise(Effect.provide(resolvePeer(base, undefined, true), http))).signedBy).toBe(w.C)
+  })
 
   it("@a2a-js/sdk 1.3 (A2A 1.0): a call in a data part comes back as a task whose tally verifies; GetTask; revoke through CancelTask", async () => {
     const client = await new ClientFactory().createFromUrl(base)

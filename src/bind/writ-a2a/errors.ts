@@ -34,6 +34,10 @@ export const A2aRpcCode = Schema.Literal(
   "mandate/a2a_rpc_error",
   /** An Agent Card that offers no interface this client speaks (JSON-RPC at 1.0 or 0.3, HTTP+JSON at 1.0). */
   "mandate/a2a_no_interface",
+  /** An Agent Card that carries signatures none of which verifies (A2A 1.0 section 8.4.3) under the
+   * did:key it names, that key being the executor's the card's Writ extension names: it was changed
+   * after it was signed, or signed by another key (./card-signature.ts). */
+  "mandate/a2a_card_signature",
   /** No answer from the peer (connection refused, timeout, not HTTP 200). */
   "mandate/unreachable"
 )

@@ -10,6 +10,7 @@ import { isJsonObject, type Json, type JsonObject } from "../../kernel/json.js"
 import { type CheckedAck, verifyAck } from "../../writ/ack.js"
 import { ackIdentity, callIdentity, revokeIdentity } from "../../writ/sign.js"
 import { post } from "../writ-http/client.js"
+import { signedCardContent, verifyCard } from "./card-signature.js"
 import { callMessage, cancelParams, type VerifiedTask, verifyTask } from "./client.js"
 import { A2aReason, a2aError, type A2aError } from "./errors.js"
 import { ERROR_INFO_TYPE, RpcResponse } from "./rpc.js"
@@ -31,6 +32,8 @@ export interface A2aPeer {
   readonly version: A2aVersion
   /** Absent: JSON-RPC. */
   readonly transport?: A2aTransport
+  /** The did:key whose signature on the Agent Card verified (A2A 1.0 section 8.4.3); absent: the card was unsigned. */
+  readonly signedBy?: string
 }
 
 const unreachable = (url: string, message: string) => a2aError("mandate/unreachable", url, message)
@@ -83,11 +86,20 @@ export const peerOfCard = (card: AgentCard, transport?: A2aTransport): Effect.Ef
 }
 
 /** Reads the Agent Card at `base` (a card URL, or a base URL under which it is well-known) and
- * picks its endpoint as `peerOfCard` does. */
-export const resolvePeer = Effect.fn("writ.a2a.resolvePeer")(function*(base: string, transport?: A2aTransport) {
+ * picks its endpoint as `peerOfCard` does. A signed card (A2A 1.0 section 8.4) is used only when a
+ * signature verifies (./card-signature.ts; `mandate/a2a_card_signature` otherwise), and then only
+ * its signed members are read: a 0.3 card's `url` beside them, unsigned, is not. An unsigned card
+ * is read as it is (0.3 agents sign none), unless `requireSigned`. */
+export const resolvePeer = Effect.fn("writ.a2a.resolvePeer")(function*(base: string, transport?: A2aTransport, requireSigned = false) {
   const url = /\.json$/.test(new URL(base).pathname) ? base : new URL(AGENT_CARD_PATH, base).toString()
-  const card = yield* decodeJson(AgentCard, yield* getJson(url), "card")
-  return yield* peerOfCard(card, transport)
+  const fetched = yield* getJson(url)
+  const status = isJsonObject(fetched) ? yield* verifyCard(fetched) : ({ _tag: "unsigned" } as const)
+  if (status._tag === "unsigned" && requireSigned) {
+    return yield* Effect.fail(a2aError("mandate/a2a_card_signature", "card.signatures", `the Agent Card at ${url} is not signed`))
+  }
+  const card = yield* decodeJson(AgentCard, status._tag === "signed" ? signedCardContent(fetched as JsonObject) : fetched, "card")
+  const peer = yield* peerOfCard(card, transport)
+  return status._tag === "signed" ? { ...peer, signedBy: status.kid } : peer
 })
 
 /** The Writ reason a JSON-RPC error names in its ErrorInfo detail, else `mandate/a2a_rpc_error`. */

@@ -5,7 +5,9 @@
 //        at 1.0 and at 0.3) that carries a 0.3 card's `url`, `protocolVersion` and
 //        `preferredTransport` too, so a 0.3 client finds the same endpoint; its
 //        `capabilities.extensions` holds the Writ entry (adoption.md 2b), and
-//        `pushNotifications` is true exactly when the A2aPush service is in context (./push.ts).
+//        `pushNotifications` is true exactly when the A2aPush service is in context (./push.ts);
+//        signed (A2A 1.0 section 8.4, ./card-signature.ts) by the executor's key when the Signer
+//        in context is that key.
 //   POST <path>  JSON-RPC 2.0 (./rpc.ts), the body bounded before it is read (`too_large`); over
 //        mTLS the peer is the client certificate's (section 7.6, ../writ-http/peer.ts), and a
 //        certificate the TLS layer did not verify is 403 `mandate/unverified_client_certificate`.
@@ -26,12 +28,18 @@ import { readBody } from "../writ-http/body.js"
 import { type ListenerLimits, nodeServer, type TlsOptions } from "../writ-http/listen.js"
 import { peerOfRequest, type TransportBindings } from "../writ-http/peer.js"
 import { HTTP_CODES } from "../writ-http/server.js"
+import { didKeyFromPublicKey } from "../../kernel/didkey.js"
+import { Signer } from "../../kernel/services.js"
+import { signCard } from "./card-signature.js"
 import { a2aError } from "./errors.js"
 import { A2aPush } from "./push.js"
 import { A2aTasks, handleRpcRequest, rpcError } from "./rpc.js"
 import { handleRest, restError } from "./rest.js"
 import { A2A_JSON_MEDIA_TYPE, A2A_LEGACY_VERSION, A2A_VERSION, AGENT_CARD_PATH, JSONRPC_BINDING, REST_BINDING } from "./schema.js"
 import { cardExtension, MAX_MESSAGE_BYTES } from "./server.js"
+
+/** Section 8.6.1: the card SHOULD say how long it may be cached; it changes only on restart. */
+export const CARD_CACHE_CONTROL = "max-age=300"
 
 /** The version a 0.3 card names (0.3 cards carry a full semantic version). */
 export const LEGACY_CARD_VERSION = "0.3.0"
@@ -103,7 +111,14 @@ export const a2aHttpApp = (url: string, options: A2aHttpOptions = {}): HttpApp.D
     const executor = yield* Executor
     // The card says push notifications exactly when the push service is there to send them.
     const push = yield* Effect.serviceOption(A2aPush)
-    return json(200, agentCard(executor.did, { ...options, url, pushNotifications: Option.isSome(push) }))
+    const plain = agentCard(executor.did, { ...options, url, pushNotifications: Option.isSome(push) })
+    // Section 8.4: signed by the key the card's Writ extension names, the executor's, so a client
+    // can tell the endpoints it lists are that executor's; never by any other key.
+    const signer = yield* Effect.serviceOption(Signer)
+    const signed = Option.isSome(signer) && didKeyFromPublicKey(signer.value.publicKey) === executor.did
+      ? yield* Effect.provideService(signCard(plain), Signer, signer.value)
+      : plain
+    return json(200, signed, { "cache-control": CARD_CACHE_CONTROL })
   })
   const endpoint = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest

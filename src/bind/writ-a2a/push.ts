@@ -9,11 +9,14 @@
 // there is no A2aPush service, and every push method is refused (`mandate/a2a_push_not_supported`).
 //
 // The request goes through @effect/platform's HttpClient (A2aWebhook, a Layer: tests serve a local
-// webhook). One attempt per change and config (section 4.3.3: at least once; retries are a MAY),
-// each on a fiber the service's scope owns, with a 10 second timeout; a failure is logged, never
-// the task's business.
+// webhook). Each change and config is delivered on a fiber the service's scope owns, with a 10
+// second timeout per attempt; a failed attempt (no answer, not 2xx) is retried on PUSH_RETRY, a
+// bounded exponential Schedule on the Clock (section 4.3.3: at least once; retries are a MAY). Before
+// every attempt the config is read again (one deleted meanwhile is not sent to) and its URL checked
+// against the allow list again. Each delivery's outcome is recorded (`deliveries`, the latest
+// MAX_DELIVERY_RECORDS) and a failure logged; it is never the task's business.
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Context, Data, Effect, FiberSet, Layer, Ref, type Scope } from "effect"
+import { Clock, Context, Data, Effect, FiberSet, Layer, Ref, Schedule, Schema, type Scope } from "effect"
 import { encodeCanonical, utf8 } from "../../kernel/canonical.js"
 import type { Json } from "../../kernel/json.js"
 import { a2aError, type A2aError } from "./errors.js"
@@ -26,6 +29,25 @@ export const MAX_CONFIGS_PER_TASK = 8
 export const MAX_CONFIGS = 4096
 /** Section 4.3.3: "a reasonable timeout (recommended: 10-30 seconds)". */
 export const WEBHOOK_TIMEOUT = "10 seconds"
+/** Retries of a failed attempt: after 1, 2, 4 and 8 seconds (five attempts in all, within a
+ * minute of the change; a webhook down longer misses it: deliveries are not kept across that). */
+export const PUSH_RETRY = Schedule.exponential("1 second", 2).pipe(Schedule.intersect(Schedule.recurs(4)))
+export const PUSH_ATTEMPTS = 5
+/** Delivery records kept (the latest): memory is bounded. */
+export const MAX_DELIVERY_RECORDS = 256
+
+/** One delivery of one change to one config, as it ended: delivered (a 2xx), failed (every attempt
+ * failed), refused (its URL is no longer on the allow list: no request), or dropped (the config
+ * was deleted before an attempt). */
+export const DeliveryRecord = Schema.Struct({
+  taskId: Schema.String, configId: Schema.String, url: Schema.String, state: Schema.String,
+  outcome: Schema.Literal("delivered", "failed", "refused", "dropped"),
+  attempts: Schema.Int,
+  /** The Clock's time the delivery ended, milliseconds. */
+  at: Schema.Number,
+  error: Schema.optional(Schema.String)
+})
+export type DeliveryRecord = typeof DeliveryRecord.Type
 
 /** One allow list entry: a host (`hooks.example.com`, `127.0.0.1:8080`: any port when none is
  * given), or a URL prefix (`https://hooks.example.com/a2a/`), which the whole URL must start with. */
@@ -104,6 +126,8 @@ export interface A2aPushService {
   readonly notify: (task: Task) => Effect.Effect<void>
   /** Checks a URL against the list as `set` does, for a config not yet tied to a task. */
   readonly check: (url: string) => Effect.Effect<void, A2aError>
+  /** The latest deliveries, as they ended (oldest first). */
+  readonly deliveries: Effect.Effect<ReadonlyArray<DeliveryRecord>>
 }
 
 /** The config as answered: the credentials are write-only (a client that set them has them). */
@@ -129,6 +153,7 @@ const make = (allow: ReadonlyArray<AllowEntry>): Effect.Effect<A2aPushService, n
     const webhook = yield* A2aWebhook
     const deliveries = yield* FiberSet.make()
     const state = yield* Ref.make<PushState>({ next: 1, total: 0, byTask: new Map() })
+    const records = yield* Ref.make<ReadonlyArray<DeliveryRecord>>([])
     const check = (url: string) =>
       allowedUrl(allow, url)
         ? Effect.void
@@ -159,11 +184,38 @@ const make = (allow: ReadonlyArray<AllowEntry>): Effect.Effect<A2aPushService, n
       }
       // A decoded Task is JSON by its Schema; the cast states what its optional members' type cannot.
       const body = utf8(encodeCanonical({ task: task as unknown as Json }, "utf16"))
-      // Checked again at the request: the list is the only way out.
-      return Effect.zipRight(check(c.url), webhook.post(c.url, headers, body)).pipe(
-        Effect.tapError((e) => Effect.logWarning(`push notification for task ${task.id} to ${c.url} not delivered: ${e.message}`)),
-        Effect.ignore
-      )
+      return Effect.gen(function*() {
+        const attempts = yield* Ref.make(0)
+        // Before each attempt: the config as it is now (deleted: dropped), its URL checked again
+        // (the list is the only way out); only a failed request is retried.
+        const attempt = Effect.gen(function*() {
+          const now = (yield* Ref.get(state)).byTask.get(task.id)?.get(c.id)
+          if (now === undefined) return "dropped" as const
+          yield* check(now.url)
+          yield* Ref.update(attempts, (n) => n + 1)
+          yield* webhook.post(now.url, headers, body)
+          return "delivered" as const
+        })
+        const ended = yield* attempt.pipe(
+          Effect.retry({ schedule: PUSH_RETRY, while: (e) => e._tag === "WebhookError" }),
+          Effect.either
+        )
+        const outcome = ended._tag === "Right" ? ended.right : ended.left._tag === "WebhookError" ? "failed" as const : "refused" as const
+        const record: DeliveryRecord = {
+          taskId: task.id,
+          configId: c.id,
+          url: c.url,
+          state: task.status.state,
+          outcome,
+          attempts: yield* Ref.get(attempts),
+          at: yield* Clock.currentTimeMillis,
+          ...(ended._tag === "Left" ? { error: ended.left.message } : {})
+        }
+        yield* Ref.update(records, (rs) => [...rs, record].slice(-MAX_DELIVERY_RECORDS))
+        if (outcome === "failed" || outcome === "refused") {
+          yield* Effect.logWarning(`push notification for task ${task.id} to ${c.url} not delivered (${outcome}, ${record.attempts} attempts): ${record.error ?? ""}`)
+        }
+      })
     }
     return {
       set,
@@ -186,6 +238,7 @@ const make = (allow: ReadonlyArray<AllowEntry>): Effect.Effect<A2aPushService, n
         }),
       notify: (task) =>
         Effect.flatMap(list(task.id), (configs) => Effect.forEach(configs, (c) => FiberSet.run(deliveries, deliver(task, c)), { discard: true })),
-      check
+      check,
+      deliveries: Ref.get(records)
     }
   })
