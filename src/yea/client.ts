@@ -108,7 +108,8 @@ export const makeClient = (connection: YeaConnection, options: ClientOptions = {
           Either.match(decodeReplyEither(e), { onLeft: () => Effect.void, onRight: (r) => (r.kind === "EVENT" && o.onEvent ? o.onEvent(r) : Effect.void) })
         const raw = yield* connection.request(frame, onEvent)
         return yield* check(raw)
-      }).pipe(Effect.withSpan(`yea.client.${verb}`))
+        // The span without a captured stack, as the service's (runtime.ts): an Error per request for nothing (issue 30).
+      }).pipe(Effect.withSpan(`yea.client.${verb}`, { captureStackTrace: false }))
 
     return {
       service: () => service,
