@@ -60,7 +60,9 @@ const ed25519Rates = (n: number) => {
   return { signs, verifies, ceiling: 1 / (1 / signs + 2 / verifies) }
 }
 
-const bench = (commits: number, replays: number, inFlight: number) =>
+/** The timed part's set-up: a shop service on loopback TCP, an agent with a root grant, and
+ * `commits` proposals made by INTENT (untimed). Also used by _yea-profile.ts. */
+export const commitSetup = (commits: number, inFlight: number) =>
   Effect.gen(function* () {
     const principal = keyFromSeed(PRINCIPAL)
     const service = yield* makeService(yield* shopService([principal]), { maxConcurrentCommits: 8 })
@@ -81,6 +83,12 @@ const bench = (commits: number, replays: number, inFlight: number) =>
         r.kind === "PROPOSALS" ? Effect.sync(() => void proposals.push(r.proposals[0] as Proposal)) : Effect.die(new Error(`INTENT: ${r.kind}`))
       ), { concurrency: inFlight, discard: true })
 
+    return { agent, proposals }
+  })
+
+const bench = (commits: number, replays: number, inFlight: number) =>
+  Effect.gen(function* () {
+    const { agent, proposals } = yield* commitSetup(commits, inFlight)
     const rates = ed25519Rates(Math.max(2000, Math.min(20000, commits * 4)))
     let t0 = performance.now()
     let receipts = 0
