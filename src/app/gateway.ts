@@ -9,6 +9,7 @@ import type { Atomic, Reservations } from "../accounting/reservations.js"
 import type { StoreError } from "../accounting/store-error.js"
 import { RandomBytes } from "../kernel/index.js"
 import { GatewayKeyStore, storeLookup } from "../gateway/keys.js"
+import { GatewayRevokes, withRevokes } from "../gateway/writ-revocations.js"
 import { recoverContinuously } from "../gateway/recovery.js"
 import { type Gateway, type GatewayConfig, startGateway } from "../gateway/server.js"
 import type { LedgerMode } from "../ledger/events.js"
@@ -33,7 +34,7 @@ export interface GatewayStoreOptions {
 }
 
 /** What the gateway's stores provide: the reservation core, the ledger (its store and writer), the keys. */
-export type GatewayAdminServices = Reservations | Atomic | LedgerStore | LedgerWriter | GatewayKeyStore | RandomBytes
+export type GatewayAdminServices = Reservations | Atomic | LedgerStore | LedgerWriter | GatewayKeyStore | GatewayRevokes | RandomBytes
 
 /** Creates the gateway's ledger when the store has none (two processes may race: the loser opens the winner's). */
 const ensureLedger = (where: string, options: GatewayStoreOptions): Effect.Effect<void, StoreError | LedgerError> => {
@@ -106,7 +107,10 @@ export const serveGateway = (config: GatewayConfig, options: ServeGatewayOptions
   Effect.gen(function*() {
     const runtime = yield* Layer.toRuntime(gatewayStores(options.store, options))
     const keys = Context.get(runtime.context, GatewayKeyStore)
-    const withKeys: GatewayConfig = config.lookup === undefined ? { ...config, lookup: storeLookup(keys) } : config
+    let withKeys: GatewayConfig = config.lookup === undefined ? { ...config, lookup: storeLookup(keys) } : config
+    // Section 7 step 7 reads the store's revokes: one recorded by any process binds this one's next call.
+    const revokes = Context.get(runtime.context, GatewayRevokes)
+    if (withKeys.writ !== undefined) withKeys = { ...withKeys, writ: withRevokes(withKeys.writ, revokes) }
     return yield* Effect.acquireRelease(
       Effect.promise(() => startGateway(withKeys, runtime, { port: options.port, ...(options.host !== undefined ? { host: options.host } : {}) })),
       (g) => Effect.promise(() => g.close())

@@ -9,6 +9,7 @@ import type { Period } from "../gateway/budget.js"
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_OUTPUT_TOKENS } from "../gateway/server.js"
 import { timeZoneOf, usdMicro } from "./gateway-input.js"
 import { keysCommand, teamsCommand, usersCommand } from "./gateway-keys.js"
+import { writRevokeCommand } from "./gateway-writ-revoke.js"
 import { exitFailed } from "./io.js"
 import { readSeedFile } from "../app/inputs.js"
 import { checkRoots } from "../app/plain-executor.js"
@@ -99,5 +100,5 @@ export const gatewayCommand = Command.make(
     )
 ).pipe(
   Command.withDescription("Run the LLM spend gateway: OpenAI and Anthropic APIs with budgets on the reservation core (docs/gateway.md)"),
-  Command.withSubcommands([keysCommand, usersCommand, teamsCommand])
+  Command.withSubcommands([keysCommand, usersCommand, teamsCommand, writRevokeCommand])
 )

@@ -6,7 +6,7 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Either, Layer, ManagedRuntime, Option, Stream } from "effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,6 +18,7 @@ import { Wire } from "../../src/gateway/wire-adapter.js"
 import { CALL_HEADER, makeWritExecutor, TALLY_HEADER, type WritExecutor } from "../../src/gateway/writ-budget.js"
 import { writFetch } from "../../src/gateway/writ-fetch.js"
 import { decodeBase64url, encodeBase64url } from "../../src/kernel/base64url.js"
+import type { JsonObject } from "../../src/kernel/json.js"
 import { didKeyFromPublicKey } from "../../src/kernel/didkey.js"
 import { publicKeyFromSeed } from "../../src/kernel/ed25519.js"
 import { RandomBytes, Signer } from "../../src/kernel/services.js"
@@ -306,6 +307,51 @@ describe("mandate gateway --writ-executor-key --writ-root", () => {
     expect(upstreamCalls()).toBe(before)
     // Without a writ and without --budget, a request is still a key's, and an unknown key is refused.
     expect(await refusal(chat(new OpenAI({ apiKey: "k-none", baseURL: `${url}/v1`, maxRetries: 0 })))).toEqual({ status: 401, code: "gateway/key_unknown" })
+  })
+
+  it("a revoke recorded in the store by `mandate gateway writ-revoke` binds the running gateway: the writ and those below it refused revoked, no upstream call; a bad revoke is refused and not recorded", async () => {
+    const store = join(dir, "revoke.db")
+    const keyFile = join(dir, "gw-revoke.key")
+    writeFileSync(keyFile, `${Buffer.from(G).toString("hex")}\n`, { mode: 0o600 })
+    const { url } = await startGatewayProcess(["--upstream", fake.url, "--port", "0", "--store", store, "--writ-executor-key", keyFile, "--writ-root", didOf(A)])
+    const via = (chain: ReadonlyArray<JsonObject>, holder: Uint8Array) =>
+      new OpenAI({ apiKey: "unused", baseURL: `${url}/v1`, maxRetries: 0, fetch: writFetch({ chain, holderKey: holder, executor: didOf(G) }) })
+    const root = await rootTo(didOf(B), 10n * (WORST + ACTUAL))
+    const child = await as(B, delegate(await as(B, holdChain(root.chainJson)), { hld: didOf(C), bnd: {} }))
+    const other = await rootTo(didOf(B), 10n * (WORST + ACTUAL))
+    await chat(via(child.chainJson, C))
+    // A's revoke of the root writ, signed by the CLI.
+    const aKey = join(dir, "a-revoker.key")
+    writeFileSync(aKey, `${Buffer.from(A).toString("hex")}\n`, { mode: 0o600 })
+    const chainFile = join(dir, "revoked.chain.json")
+    writeFileSync(chainFile, JSON.stringify(root.chainJson))
+    const revokeFile = join(dir, "root.revoke.json")
+    expect((await runCli(["writ", "revoke", "--key", aKey, "--chain", chainFile, "--out", revokeFile])).status).toBe(0)
+    // The same revoke claiming another issuer (its signature no longer holds, and that key issued no
+    // writ of the chain, section 9.1): refused with its reason, nothing recorded.
+    const strangerFile = join(dir, "stranger.revoke.json")
+    writeFileSync(strangerFile, JSON.stringify({ ...JSON.parse(readFileSync(revokeFile, "utf8")), iss: didOf(STRANGER) }))
+    const refused = await runCli(["gateway", "writ-revoke", "--store", store, strangerFile])
+    expect(refused.status).not.toBe(0)
+    expect(refused.stderr).toMatch(/^error: \S+ at /m)
+    // Not JSON at all: a clear error too.
+    const garbage = join(dir, "garbage.revoke.json")
+    writeFileSync(garbage, "not json")
+    const malformed = await runCli(["gateway", "writ-revoke", "--store", store, garbage])
+    expect(malformed.status).not.toBe(0)
+    expect(malformed.stderr).toMatch(/^error: \S+ at /m)
+    await chat(via(child.chainJson, C))
+    // Recorded by another process (this test's) in the store: the gateway's next calls read it.
+    const recorded = await runCli(["gateway", "writ-revoke", "--store", store, revokeFile])
+    expect(recorded.status).toBe(0)
+    expect(recorded.stdout).toContain("and every writ below it")
+    const before = upstreamCalls()
+    expect(await refusal(chat(via(root.chainJson, B)))).toEqual({ status: 403, code: "revoked" })
+    expect(await refusal(chat(via(child.chainJson, C)))).toEqual({ status: 403, code: "revoked" })
+    expect(upstreamCalls()).toBe(before)
+    // Another writ of the same issuer is untouched.
+    await chat(via(other.chainJson, B))
+    expect(upstreamCalls()).toBe(before + 1)
   })
 
   it("--writ-root needs --writ-executor-key, and the key needs a root", async () => {

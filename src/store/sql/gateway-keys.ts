@@ -3,10 +3,11 @@
 // only its SHA-256 (gateway_keys.hash, and gateway_key_retired for secrets a rotation replaced).
 // Amounts are TEXT (exact micro-USD on both stores), times BIGINT milliseconds.
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Atomic } from "../../accounting/reservations.js"
 import { type StoreError, storeError } from "../../accounting/store-error.js"
 import { GatewayKeyStore, type GatewayKeyStoreShape, KeyRow, TeamRow, UserRow } from "../../gateway/keys.js"
+import { GatewayRevokes, type GatewayRevokesShape, RevokeRow } from "../../gateway/writ-revocations.js"
 import type { StoreMigrations } from "./migrations.js"
 
 export const gatewayKeyMigrations: StoreMigrations = {
@@ -19,6 +20,11 @@ export const gatewayKeyMigrations: StoreMigrations = {
         user_name TEXT, team_name TEXT, mode TEXT NOT NULL, models TEXT, ceiling_micro TEXT, budget_micro TEXT,
         period TEXT, created_ms BIGINT NOT NULL, revoked_ms BIGINT)`,
       `CREATE TABLE gateway_key_retired (hash TEXT PRIMARY KEY, key_id TEXT NOT NULL, retired_ms BIGINT NOT NULL)`
+    ],
+    // Writ revocations (src/gateway/writ-revocations.ts): appended, never rewritten (section 12).
+    "2_writ_revokes": [
+      `CREATE TABLE gateway_writ_revokes (revoke TEXT NOT NULL, writ TEXT NOT NULL, iss TEXT NOT NULL, exp BIGINT, rcv BIGINT NOT NULL)`,
+      `CREATE INDEX gateway_writ_revokes_writ ON gateway_writ_revokes (writ, iss)`
     ]
   }
 }
@@ -95,14 +101,32 @@ export const makeGatewayKeyStore = (
   }
 }
 
-/** GatewayKeyStore on the SQL database in context, after its migrations (`migrate` is the store's own). */
+const encodeRevoke = Schema.encode(RevokeRow)
+
+/** The Writ revoke store on `sql`: step 7's one read is an indexed lookup of the chain's writs and issuers. */
+export const makeGatewayRevokes = (sql: SqlClient.SqlClient): GatewayRevokesShape => ({
+  record: (row) =>
+    Effect.mapError(Effect.flatMap(encodeRevoke(row), (r) => sql`INSERT INTO gateway_writ_revokes ${sql.insert({ ...r })}`), storeError("gateway.writRevokes.record")).pipe(Effect.asVoid),
+  covers: (writs, issuers) =>
+    Effect.mapError(
+      Effect.map(
+        sql`SELECT 1 AS hit FROM gateway_writ_revokes WHERE (writ <> '*' AND ${sql.in("writ", writs)}) OR (writ = '*' AND ${sql.in("iss", issuers)}) LIMIT 1`,
+        (rows) => rows.length > 0
+      ),
+      storeError("gateway.writRevokes.covers")
+    )
+})
+
+/** GatewayKeyStore and the Writ revoke store on the SQL database in context, after their migrations (`migrate` is the store's own). */
 export const gatewayKeyStoreLayer = <R>(
   migrate: (migrations: StoreMigrations) => Effect.Effect<void, StoreError, R>
-): Layer.Layer<GatewayKeyStore, StoreError, SqlClient.SqlClient | Atomic | R> =>
-  Layer.effect(
-    GatewayKeyStore,
+): Layer.Layer<GatewayKeyStore | GatewayRevokes, StoreError, SqlClient.SqlClient | Atomic | R> =>
+  Layer.effectContext(
     Effect.gen(function*() {
       yield* migrate(gatewayKeyMigrations)
-      return makeGatewayKeyStore(yield* SqlClient.SqlClient, (yield* Atomic).transaction)
+      const sql = yield* SqlClient.SqlClient
+      return Context.make(GatewayKeyStore, makeGatewayKeyStore(sql, (yield* Atomic).transaction)).pipe(
+        Context.add(GatewayRevokes, makeGatewayRevokes(sql))
+      )
     })
   )
